@@ -1,0 +1,5 @@
+"""`python -m lore` runs the command line."""
+
+from lore.cli.main import main
+
+raise SystemExit(main())

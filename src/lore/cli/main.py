@@ -1,0 +1,107 @@
+"""`lore` entry point: builds the parser from the command modules and maps errors to exit codes.
+
+Each command lives in its own module with `register(subparsers)`, which adds a
+sub-parser and sets `handler` to a function `(args) -> int`. Modules are imported
+only when their command runs, so `lore recall` pays for nothing else.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+
+from lore import __version__
+from lore.errors import ExitCode, LoreError
+
+# command name -> (module, one-line help). Order is the order of `lore --help`.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "recall": ("lore.cli.recall_cmd", "find the notes that answer a question, ranked"),
+    "show": ("lore.cli.show_cmd", "print one note by id"),
+    "index": ("lore.cli.index_cmd", "show the local index's state, or rebuild it"),
+    "demo": ("lore.cli.demo_cmd", "create a demo vault and run a few recalls in it"),
+}
+
+DESCRIPTION = """\
+lore: shared, reviewed memory for your team's AI coding agents.
+
+Notes live as markdown in a git repository (the vault); lore keeps a local SQLite
+index so recall answers in milliseconds, offline.
+
+Vault: --vault PATH, else $LORE_VAULT, else the default vault in the user config.
+Exit codes: 0 ok, 1 problems found, 2 bad usage or input, 3 internal error, 130 Ctrl-C."""
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="lore",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"lore {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module_name, help_text) in COMMANDS.items():
+        if only is not None and name != only:
+            sub.add_parser(name, help=help_text, add_help=False)
+            continue
+        module = importlib.import_module(module_name)
+        module.register(sub, name, help_text)
+    return parser
+
+
+def _pick_command(argv: Sequence[str]) -> str | None:
+    for arg in argv:
+        if arg in COMMANDS:
+            return arg
+        if not arg.startswith("-"):
+            return None
+    return None
+
+
+def add_vault_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--vault",
+        metavar="PATH",
+        help="the vault folder (default: $LORE_VAULT, then the user config's default vault)",
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    command = _pick_command(args_list)
+    try:
+        parser = build_parser(only=command)
+        args = parser.parse_args(args_list)
+        handler = getattr(args, "handler", None)
+        if handler is None:
+            parser.print_help()
+            return ExitCode.OK if not args_list else ExitCode.BAD_INPUT
+        return int(handler(args))
+    except LoreError as exc:
+        _print_error(str(exc))
+        return int(exc.exit_code)
+    except KeyboardInterrupt:
+        sys.stderr.write("\nInterrupted.\n")
+        return ExitCode.INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (`lore recall … | head`): nothing more to say.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return ExitCode.OK
+    except SystemExit:
+        raise
+    except Exception as exc:
+        from lore.cli.crash import report_crash
+
+        _print_error(report_crash(exc))
+        return ExitCode.INTERNAL
+
+
+def _print_error(message: str) -> None:
+    sys.stderr.write(f"lore: {message}\n")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,63 @@
+"""Output helpers shared by the commands: JSON on stdout, rich for people, notes on stderr."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+def print_json(data: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def console(stderr: bool = False) -> Console:
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+
+
+def notice(message: str) -> None:
+    sys.stderr.write(f"lore: {message}\n")
+
+
+def safe(text: str | None) -> str:
+    """Note text for a terminal: banned characters removed, rich markup escaped."""
+    from rich.markup import escape
+
+    from lore.sanitize import sanitize_text
+
+    return escape(sanitize_text(text or ""))
+
+
+class DelayedProgress:
+    """A progress bar on stderr that appears only when the work takes over a second."""
+
+    def __init__(self, label: str, delay: float = 1.0) -> None:
+        import time
+
+        self._label = label
+        self._start = time.monotonic()
+        self._delay = delay
+        self._progress: Any = None
+        self._task: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        import time
+
+        if self._progress is None:
+            if time.monotonic() - self._start < self._delay or not sys.stderr.isatty():
+                return
+            from rich.progress import Progress
+
+            self._progress = Progress(console=console(stderr=True), transient=True)
+            self._progress.start()
+            self._task = self._progress.add_task(self._label, total=total)
+        self._progress.update(self._task, completed=done, total=total)
+
+    def close(self) -> None:
+        if self._progress is not None:
+            self._progress.stop()

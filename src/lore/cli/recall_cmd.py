@@ -1,0 +1,109 @@
+"""`lore recall QUERY…`: ranked recall from the vault's index."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+from lore.errors import UsageError
+
+EPILOG = """\
+examples:
+  lore recall why do billing integration tests use httpx
+  lore recall "pg connection pool exhausted" --repo payments-api --explain
+  lore recall ECONNRESET --type gotcha --json
+  lore recall src/billing/webhooks.py --limit 3
+
+The query is plain words: every word is searched for (OR), stop words are
+dropped, taxonomy aliases are expanded, and notes are ranked by BM25 (title and
+tags above body) with gentle boosts for the current repository, confidence and
+recency. Inactive notes (superseded, expired) are left out unless --all; a match
+on a superseded note returns the note that replaced it.
+"""
+
+
+def register(sub: Any, name: str, help_text: str) -> None:
+    from lore.cli.main import add_vault_option
+
+    parser = sub.add_parser(
+        name,
+        help=help_text,
+        description="Find the notes that answer a question, ranked.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("query", nargs="+", help="what to look for, in plain words")
+    parser.add_argument(
+        "--repo",
+        metavar="NAME",
+        help="boost notes about this repository (default: the repository of the current "
+        "directory, from its git remote); --repo '' turns the boost off",
+    )
+    parser.add_argument("--type", action="append", default=[], metavar="TYPE",
+                        help="only notes of this type (repeatable)")
+    parser.add_argument("--tag", action="append", default=[], metavar="TAG",
+                        help="only notes with this tag, e.g. tool/postgres (repeatable; all must match)")
+    parser.add_argument("--limit", type=int, default=10, metavar="N",
+                        help="at most N results (default 10)")
+    parser.add_argument("--all", action="store_true", dest="include_inactive",
+                        help="include inactive notes (superseded, expired, stale)")
+    parser.add_argument("--explain", action="store_true",
+                        help="show how each score was made: BM25 per term, then each boost")
+    parser.add_argument("--json", action="store_true", help="print the JSON contract on stdout")
+    add_vault_option(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from lore.paths import resolve_vault
+    from lore.recall.engine import RecallRequest, recall
+    from lore.vault.git import current_repo_name
+
+    query = " ".join(args.query).strip()
+    if not query:
+        raise UsageError("The query is empty.", fix="Say what to look for, e.g. `lore recall postgres timeouts`.")
+    if not 1 <= args.limit <= 1000:
+        raise UsageError(f"--limit must be between 1 and 1000, not {args.limit}.")
+    vault = resolve_vault(args.vault)
+    repo = args.repo if args.repo is not None else current_repo_name(Path(os.getcwd()))
+    request = RecallRequest(
+        query=query,
+        repo=(repo or None) and repo.lower(),
+        types=tuple(t.lower() for t in args.type),
+        tags=tuple(t.lower() for t in args.tag),
+        limit=args.limit,
+        include_inactive=args.include_inactive,
+        explain=args.explain,
+    )
+    result = recall(vault.root, request)
+    if args.json:
+        from lore.cli.output import print_json
+
+        print_json(_as_json(result, vault.root, args.explain))
+        for message in result.notices:
+            from lore.cli.output import notice
+
+            notice(message)
+        return 0
+    from lore.cli.recall_view import show_result
+
+    show_result(result, vault_root=vault.root, explain=args.explain)
+    return 0
+
+
+def _as_json(result: Any, root: Path, explain: bool) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "version": 1,
+        "query": result.query,
+        "engine": result.engine,
+        "repo": result.repo,
+        "vault": {"path": str(root), "commit": result.vault_version or None},
+        "results": [hit.to_json(explain=explain) for hit in result.hits],
+    }
+    if explain:
+        data["terms"] = [{"term": t.label, "origin": t.origin} for t in result.plan.terms]
+    if result.notices:
+        data["notices"] = result.notices
+    return data

@@ -1,0 +1,97 @@
+"""How `lore recall` looks to people: a rich table, and the score explained term by term."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from lore.cli.output import console, safe
+from lore.recall.engine import HIGHLIGHT, RecallResult
+
+
+def _snippet(text: str) -> str:
+    # Escape first, then turn the highlight markers into bold.
+    start, end = HIGHLIGHT
+    pieces: list[str] = []
+    for chunk in text.split(start):
+        inner, sep, rest = chunk.partition(end)
+        if sep:
+            pieces.append(f"[bold yellow]{safe(inner)}[/]{safe(rest)}")
+        else:
+            pieces.append(safe(chunk))
+    return "".join(pieces)
+
+
+def show_result(result: RecallResult, *, vault_root: Path, explain: bool) -> None:
+    from rich.table import Table
+
+    out = console()
+    err = console(stderr=True)
+    for message in result.notices:
+        err.print(f"[yellow]lore:[/] {safe(message)}")
+    if result.plan.empty:
+        err.print("No searchable words in the query; try different words.")
+        return
+    if not result.hits:
+        out.print(f"No notes match [bold]{safe(result.query)}[/].")
+        return
+    table = Table(show_edge=False, pad_edge=False, header_style="bold")
+    table.add_column("#", justify="right", style="dim")
+    table.add_column("score", justify="right")
+    table.add_column("note", overflow="fold", ratio=1)
+    for number, hit in enumerate(result.hits, start=1):
+        repo = safe(", ".join(hit.repo)) if hit.repo else "org-wide"
+        note = (
+            f"[bold]{safe(hit.title)}[/]\n[cyan]{safe(hit.id)}[/]\n"
+            f"[dim]{safe(hit.type)} · {repo} · {safe(hit.confidence)} confidence · {hit.date}[/]"
+        )
+        if hit.replaces:
+            note += f"\n[magenta]replaces {safe(hit.replaces)}, which also matched[/]"
+        if not hit.active:
+            note += f"\n[red]inactive: {safe(hit.inactive_reason)}[/]"
+        if hit.snippet:
+            note += f"\n{_snippet(hit.snippet)}"
+        table.add_row(str(number), f"{hit.score:.2f}", note)
+        if number < len(result.hits):
+            table.add_row("", "", "")
+    repo = f" · repo boost: {safe(result.repo)}" if result.repo else ""
+    out.print(
+        f"[dim]{len(result.hits)} result(s) for[/] [bold]{safe(result.query)}[/]"
+        f"[dim] · engine {result.engine}{repo}[/]"
+    )
+    out.print(table)
+    if explain:
+        _explain(out, result)
+    out.print(f"[dim]Read a note: lore show ID   (vault: {safe(str(vault_root))})[/]")
+
+
+def _explain(out: Any, result: RecallResult) -> None:
+    from rich.table import Table
+
+    terms = ", ".join(
+        safe(t.label) + (f" [dim](alias {safe(t.origin[6:])})[/]" if t.origin.startswith("alias:") else "")
+        for t in result.plan.terms
+    )
+    out.print(f"\n[bold]Query terms[/] (OR): {terms}")
+    for number, hit in enumerate(result.hits, start=1):
+        table = Table(title=f"#{number} {safe(hit.id)}", title_justify="left", show_edge=False,
+                      header_style="bold")
+        table.add_column("part")
+        table.add_column("value", justify="right")
+        for term in hit.terms:
+            label = f"bm25 “{safe(term.term)}”"
+            if term.origin.startswith("alias:"):
+                label += f" [dim]({safe(term.origin[6:])})[/]"
+            table.add_row(label, f"{term.score:.3f}")
+        own = sum(term.score for term in hit.terms)
+        if hit.replaces and hit.base_score > own + 1e-6:
+            table.add_row(f"bm25 of the replaced note {safe(hit.replaces)}", f"{hit.base_score:.3f}")
+        table.add_row("[bold]bm25 total[/]", f"[bold]{hit.base_score:.3f}[/]")
+        if hit.boosts is not None:
+            repo_label = "× repo" + (" (same repository)" if hit.boosts.repo > 1 else
+                                     " (other repository)" if hit.boosts.repo < 1 else "")
+            table.add_row(repo_label, f"{hit.boosts.repo:.3f}")
+            table.add_row(f"× confidence ({safe(hit.confidence)})", f"{hit.boosts.confidence:.3f}")
+            table.add_row(f"× recency ({hit.date})", f"{hit.boosts.recency:.3f}")
+        table.add_row("[bold]= score[/]", f"[bold]{hit.score:.3f}[/]")
+        out.print(table)

@@ -1,0 +1,78 @@
+"""`lore show ID`: print one note as the vault has it committed."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from lore.errors import NoteNotFound, UsageError
+
+
+def register(sub: Any, name: str, help_text: str) -> None:
+    from lore.cli.main import add_vault_option
+
+    parser = sub.add_parser(
+        name,
+        help=help_text,
+        description="Print one note by id, as committed in the vault (the file without "
+        "unreviewed local edits). Text a terminal could misread is removed.",
+        epilog="example:\n  lore show postgres--pgbouncer-transaction-pooling--2025-03-11",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("id", help="the note id: its file name without .md")
+    parser.add_argument("--json", action="store_true", help="print the note as JSON")
+    add_vault_option(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from lore.index.notes import get_note, similar_ids
+    from lore.note.ids import MAX_ID_LENGTH
+    from lore.paths import resolve_vault
+    from lore.sanitize import sanitize_markdown
+
+    note_id = args.id.strip()
+    if note_id.endswith(".md"):
+        note_id = note_id.rsplit("/", 1)[-1][:-3]
+    if not note_id or len(note_id) > MAX_ID_LENGTH or not note_id.isprintable():
+        raise UsageError(f"'{note_id[:80]}' is not a note id.", fix="Ids look like scope--topic--2026-11-02.")
+    vault = resolve_vault(args.vault)
+    found = get_note(vault.root, note_id)
+    if found is None:
+        close = similar_ids(vault.root, note_id)
+        hint = f"Did you mean {close[0]}?" if close else "Find it with `lore recall WORDS`."
+        raise NoteNotFound(f"No note has the id '{note_id}' in {vault.root}.", fix=hint)
+    note, status = found
+    if args.json:
+        from lore.cli.output import print_json
+
+        print_json(
+            {
+                "version": 1,
+                "id": note.id,
+                "path": note.path,
+                "title": note.title,
+                "type": note.type,
+                "tags": list(note.tags),
+                "confidence": note.confidence,
+                "date": note.date,
+                "repo": list(note.repo),
+                "author": note.author,
+                "supersedes": list(note.supersedes),
+                "depends_on": list(note.depends_on),
+                "expires": note.expires,
+                "source": note.source,
+                "active": status is None,
+                "inactive_reason": status,
+                "body": sanitize_markdown(note.body),
+            }
+        )
+        return 0
+    from lore.cli.output import console, safe
+    from lore.note.render import render_note
+
+    out = console()
+    if status:
+        out.print(f"[red]inactive: {safe(status)}[/]")
+    out.print(safe(sanitize_markdown(render_note(note))), end="")
+    return 0

@@ -1,0 +1,106 @@
+"""The index schema. The index is a cache: a schema change bumps `SCHEMA_VERSION` and rebuilds.
+
+`notes` holds one row per readable note with its frontmatter; `notes_fts` is an
+external-content FTS5 table over it (no second copy of the text), tokenised with
+porter stemming over unicode61. `meta` records what the index reflects: the vault
+commit (or file digest), the date statuses were computed for, taxonomy aliases and
+recall settings, so recall reads nothing but this file.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+APPLICATION_ID = 0x4C4F5245  # "LORE"
+SCHEMA_VERSION = 1
+
+FTS_COLUMNS = ("title", "tags", "body", "files_touched")
+
+SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE notes (
+    rowid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    path TEXT NOT NULL,
+    title TEXT NOT NULL,
+    type TEXT NOT NULL,
+    tags TEXT NOT NULL,            -- tag names as words, for FTS
+    tag_list TEXT NOT NULL,        -- JSON list of full tags
+    confidence TEXT NOT NULL,
+    date TEXT NOT NULL,
+    repo TEXT NOT NULL,            -- JSON list, [] = org-wide
+    services TEXT NOT NULL,        -- JSON list
+    files_touched TEXT NOT NULL,   -- one path per line, for FTS
+    author TEXT,
+    supersedes TEXT NOT NULL,      -- JSON list of ids
+    depends_on TEXT NOT NULL,      -- JSON list of ids
+    expires TEXT,
+    source TEXT,
+    summary TEXT NOT NULL,
+    body TEXT NOT NULL,
+    signature TEXT NOT NULL,       -- git blob sha, or mtime_ns:size without git
+    active INTEGER NOT NULL DEFAULT 1,
+    inactive_reason TEXT,
+    superseded_by TEXT
+);
+CREATE INDEX notes_path ON notes(path);
+CREATE TABLE skipped (path TEXT PRIMARY KEY, signature TEXT NOT NULL, problem TEXT NOT NULL);
+CREATE VIRTUAL TABLE notes_fts USING fts5(
+    title, tags, body, files_touched,
+    content='notes', content_rowid='rowid',
+    tokenize='porter unicode61 remove_diacritics 2'
+);
+"""
+
+
+def fts5_available() -> bool:
+    try:
+        conn = sqlite3.connect(":memory:")
+        try:
+            conn.execute("CREATE VIRTUAL TABLE t USING fts5(x)")
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return False
+    return True
+
+
+def create_schema(conn: sqlite3.Connection) -> None:
+    """Drop whatever is in the file and create our tables, inside the caller's transaction."""
+    rows = conn.execute(
+        "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view') "
+        "AND name NOT LIKE 'sqlite_%'"
+    ).fetchall()
+    virtual = [name for kind, name in rows if kind == "table" and _is_virtual(conn, name)]
+    for name in virtual:
+        conn.execute(f'DROP TABLE IF EXISTS "{_quote(name)}"')
+    for kind, name in conn.execute(
+        "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view') "
+        "AND name NOT LIKE 'sqlite_%'"
+    ).fetchall():
+        conn.execute(f'DROP {kind.upper()} IF EXISTS "{_quote(name)}"')
+    without_comments = "\n".join(line.split("--", 1)[0] for line in SCHEMA.splitlines())
+    for statement in without_comments.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _quote(name: str) -> str:
+    return name.replace('"', '""')
+
+
+def _is_virtual(conn: sqlite3.Connection, name: str) -> bool:
+    row = conn.execute("SELECT sql FROM sqlite_master WHERE name = ?", (name,)).fetchone()
+    return bool(row and row[0] and row[0].upper().startswith("CREATE VIRTUAL TABLE"))
+
+
+def schema_matches(conn: sqlite3.Connection) -> bool:
+    """Ours and current: the right application id, user version and a meta row."""
+    app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if app_id != APPLICATION_ID or version != SCHEMA_VERSION:
+        return False
+    row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+    return bool(row and row[0] == str(SCHEMA_VERSION))

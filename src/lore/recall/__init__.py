@@ -1,0 +1,1 @@
+"""Ranked recall: query building (quoting, alias expansion), ranking with boosts, explain."""

@@ -1,0 +1,122 @@
+"""Turn a natural-language query into a safe FTS5 MATCH expression.
+
+Agents write queries like sentences. Every term is quoted (no input can produce
+FTS5 syntax), stop words are dropped, compound tokens (paths, identifiers like
+`LEDGER_WRITE_TIMEOUT_MS`, `X-Request-Id`) become a phrase of their parts plus the
+parts as terms, and taxonomy aliases add the words of the tag they stand for
+(a query for "sso" also searches for the `service/auth` tag). Terms are OR-ed and
+BM25 ranks them; the number of terms is capped so a 5,000-character query costs
+no more than a long question.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+MAX_TERMS = 24
+MAX_QUERY_CHARS = 2000
+
+STOP_WORDS = frozenset(
+    """
+    a about above after again against all am an and any are aren't as at be because been
+    before being below between both but by can can't cannot could couldn't did didn't do
+    does doesn't doing don't down during each few for from further had hadn't has hasn't
+    have haven't having he her here hers herself him himself his how i if in into is isn't
+    it it's its itself just let's me more most mustn't my myself no nor not of off on once
+    only or other ought our ours ourselves out over own same shan't she should shouldn't so
+    some such than that that's the their theirs them themselves then there there's these
+    they this those through to too under until up very was wasn't we were weren't what
+    what's when where which while who whom why with won't would wouldn't you your yours
+    yourself yourselves use used using uses get gets got make makes made need needs needed
+    want wants way ways thing things also still via per etc e.g i.e vs should does do
+    happen happens tell know please instead whether one two anything something
+    """.split()
+)
+
+_TOKEN = re.compile(r"[^\W_](?:[\w./:@#+-]*[^\W_])?", re.UNICODE)
+_PART = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class Term:
+    """One OR-ed element of the query: a word or a phrase, and where it came from."""
+
+    words: tuple[str, ...]
+    origin: str  # "word", "phrase", or "alias:<alias>-><entry>"
+
+    @property
+    def label(self) -> str:
+        return " ".join(self.words)
+
+    def fts(self) -> str:
+        return '"' + " ".join(w.replace('"', '""') for w in self.words) + '"'
+
+
+@dataclass
+class QueryPlan:
+    text: str
+    terms: list[Term] = field(default_factory=list)
+
+    @property
+    def match(self) -> str:
+        return " OR ".join(term.fts() for term in self.terms)
+
+    @property
+    def empty(self) -> bool:
+        return not self.terms
+
+
+def _parts(token: str) -> list[str]:
+    return [p.lower() for p in _PART.findall(token)]
+
+
+def build_query(text: str, aliases: Mapping[str, Sequence[str]] | None = None) -> QueryPlan:
+    """The query plan for `text`; `aliases` maps alias -> taxonomy entries (tags/types/repos)."""
+    text = text[:MAX_QUERY_CHARS]
+    plan = QueryPlan(text=text)
+    seen: set[tuple[str, ...]] = set()
+
+    def add(words: Sequence[str], origin: str) -> None:
+        key = tuple(words)
+        if key and key not in seen and len(plan.terms) < MAX_TERMS:
+            seen.add(key)
+            plan.terms.append(Term(key, origin))
+
+    tokens = _TOKEN.findall(text)
+    lowered = [t.lower() for t in tokens]
+    content = [t for t in lowered if t not in STOP_WORDS]
+    if not content:
+        content = lowered  # a query of only stop words still searches for them
+
+    for token in content:
+        parts = _parts(token)
+        if len(parts) > 1:
+            add(parts, "phrase")
+            for part in parts:
+                if part not in STOP_WORDS:
+                    add((part,), "word")
+        elif parts:
+            add(parts, "word")
+
+    if aliases:
+        _expand_aliases(lowered, aliases, add)
+    return plan
+
+
+def _expand_aliases(
+    tokens: list[str],
+    aliases: Mapping[str, Sequence[str]],
+    add: object,
+) -> None:
+    joined = " " + " ".join(" ".join(_parts(t)) for t in tokens) + " "
+    for alias in sorted(aliases):
+        alias_words = " ".join(_parts(alias))
+        if not alias_words or f" {alias_words} " not in joined:
+            continue
+        for entry in aliases[alias]:
+            leaf = entry.split("/", 1)[-1]
+            words = _parts(leaf)
+            if words:
+                add(words, f"alias:{alias}->{entry}")  # type: ignore[operator]

@@ -1,0 +1,261 @@
+"""Plain `git` through subprocess: the fast plumbing the index and recall need.
+
+Each call costs one process (1–2 ms). Inherited `GIT_*` variables are dropped so a
+hook running inside another repository's git operation cannot redirect us, and git
+never prompts. HEAD and remotes are read straight from the files when that is safe,
+which costs no process at all.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from lore.errors import GitError
+
+GIT_TIMEOUT = 60.0
+_SHA = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
+
+
+def git_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    env["GIT_OPTIONAL_LOCKS"] = "0"
+    env.setdefault("LC_ALL", "C")
+    return env
+
+
+def run_git(
+    args: Sequence[str],
+    cwd: Path,
+    *,
+    input_bytes: bytes | None = None,
+    check: bool = True,
+    timeout: float = GIT_TIMEOUT,
+) -> subprocess.CompletedProcess[bytes]:
+    try:
+        result = subprocess.run(
+            ["git", *args],
+            cwd=cwd,
+            input=input_bytes,
+            capture_output=True,
+            env=git_env(),
+            timeout=timeout,
+            check=False,
+        )
+    except FileNotFoundError:
+        raise GitError("git is not installed or not on PATH.", fix="Install git.") from None
+    except subprocess.TimeoutExpired:
+        raise GitError(f"`git {' '.join(args[:2])}` did not finish in {timeout:.0f} s.") from None
+    if check and result.returncode != 0:
+        message = result.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(
+            f"`git {' '.join(args[:2])}` failed in {cwd}: {message[-1] if message else ''}"
+        )
+    return result
+
+
+def find_git_dir(start: Path) -> tuple[Path, Path] | None:
+    """(work tree root, git dir) of the repository containing `start`, from the files."""
+    current = start.resolve()
+    for folder in (current, *current.parents):
+        dotgit = folder / ".git"
+        if dotgit.is_dir():
+            return folder, dotgit
+        if dotgit.is_file():
+            try:
+                text = dotgit.read_text(encoding="utf-8").strip()
+            except OSError:
+                return None
+            if text.startswith("gitdir:"):
+                gitdir = Path(text[len("gitdir:") :].strip())
+                if not gitdir.is_absolute():
+                    gitdir = (folder / gitdir).resolve()
+                return folder, gitdir
+    return None
+
+
+def is_git_work_tree(root: Path) -> bool:
+    found = find_git_dir(root)
+    return found is not None and found[0] == root.resolve()
+
+
+def _common_dir(git_dir: Path) -> Path:
+    commondir = git_dir / "commondir"
+    if commondir.is_file():
+        try:
+            value = Path(commondir.read_text(encoding="utf-8").strip())
+        except OSError:
+            return git_dir
+        return value if value.is_absolute() else (git_dir / value).resolve()
+    return git_dir
+
+
+def _read_ref(git_dir: Path, ref: str) -> str | None:
+    for base in (git_dir, _common_dir(git_dir)):
+        try:
+            value = (base / ref).read_text(encoding="ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            continue
+        if _SHA.match(value):
+            return value
+    try:
+        packed = (_common_dir(git_dir) / "packed-refs").read_text(encoding="utf-8")
+    except OSError:
+        return None
+    for line in packed.splitlines():
+        parts = line.split(" ", 1)
+        if len(parts) == 2 and parts[1] == ref and _SHA.match(parts[0]):
+            return parts[0]
+    return None
+
+
+def head_commit(root: Path) -> str | None:
+    """The commit HEAD points at, or None when there is none yet (or no repository)."""
+    found = find_git_dir(root)
+    if found is None:
+        return None
+    _, git_dir = found
+    try:
+        head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
+    except OSError:
+        head = ""
+    if _SHA.match(head):
+        return head
+    if head.startswith("ref:"):
+        value = _read_ref(git_dir, head[4:].strip())
+        if value:
+            return value
+    result = run_git(["rev-parse", "--verify", "-q", "HEAD"], root, check=False)
+    text = result.stdout.decode().strip()
+    return text if result.returncode == 0 and _SHA.match(text) else None
+
+
+def commit_exists(root: Path, sha: str) -> bool:
+    result = run_git(["cat-file", "-e", f"{sha}^{{commit}}"], root, check=False)
+    return result.returncode == 0
+
+
+def is_ancestor(root: Path, older: str, newer: str) -> bool:
+    result = run_git(["merge-base", "--is-ancestor", older, newer], root, check=False)
+    return result.returncode == 0
+
+
+def list_tree(root: Path, commit: str, folder: str) -> dict[str, str]:
+    """Regular files directly inside `folder` at `commit`: path -> blob sha."""
+    result = run_git(["ls-tree", "-z", commit, "--", f"{folder.rstrip('/')}/"], root)
+    files: dict[str, str] = {}
+    for record in result.stdout.split(b"\0"):
+        if not record:
+            continue
+        meta, _, name = record.partition(b"\t")
+        mode, kind, sha = meta.decode().split()
+        if kind == "blob" and mode in ("100644", "100755"):
+            files[name.decode("utf-8", "surrogateescape")] = sha
+    return files
+
+
+def diff_names(root: Path, old: str, new: str, folder: str) -> list[tuple[str, str]]:
+    """(status letter, path) for each file under `folder` that differs between two commits."""
+    result = run_git(
+        ["diff", "--name-status", "--no-renames", "-z", old, new, "--", f"{folder.rstrip('/')}/"],
+        root,
+    )
+    fields = result.stdout.split(b"\0")
+    changes: list[tuple[str, str]] = []
+    for index in range(0, len(fields) - 1, 2):
+        status = fields[index].decode()
+        if not status:
+            continue
+        changes.append((status[0], fields[index + 1].decode("utf-8", "surrogateescape")))
+    return changes
+
+
+def read_objects(root: Path, names: Iterable[str]) -> dict[str, tuple[str, bytes]]:
+    """Many objects in one `git cat-file --batch` process: name -> (blob sha, contents).
+
+    A name is a sha or `<commit>:<path>`; names git cannot find are left out.
+    """
+    wanted = [name for name in dict.fromkeys(names) if "\n" not in name]
+    if not wanted:
+        return {}
+    request = ("\n".join(wanted) + "\n").encode("utf-8", "surrogateescape")
+    result = run_git(["cat-file", "--batch"], root, input_bytes=request)
+    data = result.stdout
+    objects: dict[str, tuple[str, bytes]] = {}
+    position = 0
+    for name in wanted:
+        end = data.index(b"\n", position)
+        header = data[position:end].decode("utf-8", "replace").split()
+        position = end + 1
+        if len(header) < 3 or header[-1] == "missing" or not header[2].isdigit():
+            continue
+        size = int(header[2])
+        if header[1] == "blob":
+            objects[name] = (header[0], data[position : position + size])
+        position += size + 1
+    return objects
+
+
+def read_file_at(root: Path, commit: str, path: str) -> bytes | None:
+    result = run_git(["cat-file", "blob", f"{commit}:{path}"], root, check=False)
+    return result.stdout if result.returncode == 0 else None
+
+
+def remote_url(root: Path, remote: str = "origin") -> str | None:
+    """The URL of a remote, read from the repository's config file."""
+    found = find_git_dir(root)
+    if found is None:
+        return None
+    config = _common_dir(found[1]) / "config"
+    try:
+        text = config.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    in_section = False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("["):
+            in_section = stripped.replace(" ", "").lower() == f'[remote"{remote}"]'.lower()
+            continue
+        if in_section and "=" in stripped:
+            key, _, value = stripped.partition("=")
+            if key.strip().lower() == "url":
+                return value.strip().strip('"')
+    return None
+
+
+def repo_name_from_url(url: str) -> str | None:
+    """`https://github.com/acme/payments-api.git` -> `payments-api` (also scp-style URLs)."""
+    trimmed = url.strip().rstrip("/")
+    if trimmed.endswith(".git"):
+        trimmed = trimmed[:-4]
+    name = re.split(r"[/:\\]", trimmed)[-1]
+    return name.lower() or None
+
+
+def current_repo_name(cwd: Path) -> str | None:
+    """The repository the working directory belongs to: its origin's name, else its folder."""
+    found = find_git_dir(cwd)
+    if found is None:
+        return None
+    url = remote_url(found[0])
+    if url:
+        name = repo_name_from_url(url)
+        if name:
+            return name
+    return found[0].name.lower()
+
+
+def init_and_commit(root: Path, message: str, *, author: tuple[str, str] | None = None) -> str:
+    """`git init` a folder (branch main) and commit everything in it; returns the commit."""
+    run_git(["init", "-q", "-b", "main"], root)
+    run_git(["add", "-A"], root)
+    identity: list[str] = []
+    if author is not None:
+        identity = ["-c", f"user.name={author[0]}", "-c", f"user.email={author[1]}"]
+    run_git([*identity, "commit", "-q", "--no-gpg-sign", "--no-verify", "-m", message], root)
+    return run_git(["rev-parse", "HEAD"], root).stdout.decode().strip()

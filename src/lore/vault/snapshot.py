@@ -1,0 +1,132 @@
+"""What the index serves: the vault's committed notes (HEAD), or its files without git.
+
+A snapshot lists the note files with a signature each (the git blob sha, or
+`mtime_ns:size` for a vault that is not a git repository) so the index can tell
+which notes changed without reading them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from lore.paths import NOTES_DIR
+from lore.vault import git
+
+VAULT_FILES = ("_taxonomy.md", "lore.toml")
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    kind: str  # "git" or "files"
+    version: str  # the commit, or a digest of the file signatures
+    files: dict[str, str] | None = None  # path -> signature; listed lazily for git
+
+    @property
+    def commit(self) -> str | None:
+        return self.version if self.kind == "git" else None
+
+
+def is_note_path(path: str) -> bool:
+    """`notes/<name>.md`, directly inside notes/ (sub-folders are not notes)."""
+    prefix = NOTES_DIR + "/"
+    return path.startswith(prefix) and path.endswith(".md") and "/" not in path[len(prefix) :]
+
+
+def current_version(root: Path) -> tuple[str, str] | None:
+    """("git", HEAD) cheaply for a git vault with commits; ("git", "") with none; None if not git."""
+    if git.find_git_dir(root) is None or not git.is_git_work_tree(root):
+        return None
+    return "git", git.head_commit(root) or ""
+
+
+def take_snapshot(root: Path) -> Snapshot:
+    version = current_version(root)
+    if version is not None:
+        return Snapshot("git", version[1])
+    files = scan_files(root)
+    return Snapshot("files", files_digest(files), files)
+
+
+def scan_files(root: Path) -> dict[str, str]:
+    folder = root / NOTES_DIR
+    files: dict[str, str] = {}
+    try:
+        entries = list(os.scandir(folder))
+    except FileNotFoundError:
+        return files
+    for entry in entries:
+        if not entry.name.endswith(".md") or not entry.is_file(follow_symlinks=False):
+            continue
+        stat = entry.stat(follow_symlinks=False)
+        files[f"{NOTES_DIR}/{entry.name}"] = f"{stat.st_mtime_ns}:{stat.st_size}"
+    return files
+
+
+def files_digest(files: dict[str, str]) -> str:
+    digest = hashlib.sha1(usedforsecurity=False)
+    for path in sorted(files):
+        digest.update(f"{path}\0{files[path]}\n".encode("utf-8", "surrogateescape"))
+    return "files:" + digest.hexdigest()
+
+
+def list_notes(root: Path, snapshot: Snapshot) -> dict[str, str]:
+    """Every note path in the snapshot with its signature."""
+    if snapshot.kind == "files":
+        return dict(snapshot.files or {})
+    if not snapshot.version:
+        return {}
+    return {
+        path: sha
+        for path, sha in git.list_tree(root, snapshot.version, NOTES_DIR).items()
+        if is_note_path(path)
+    }
+
+
+def read_notes(root: Path, snapshot: Snapshot, paths: list[str]) -> dict[str, tuple[str, bytes]]:
+    """path -> (signature, raw bytes) for the notes asked for, as the snapshot has them."""
+    if snapshot.kind == "git":
+        named = git.read_objects(root, [f"{snapshot.version}:{p}" for p in paths])
+        prefix = len(snapshot.version) + 1
+        return {name[prefix:]: value for name, value in named.items()}
+    result: dict[str, tuple[str, bytes]] = {}
+    for path in paths:
+        file = root / path
+        try:
+            stat = file.stat()
+            result[path] = (f"{stat.st_mtime_ns}:{stat.st_size}", file.read_bytes())
+        except OSError:
+            continue
+    return result
+
+
+def read_vault_file(root: Path, snapshot: Snapshot, name: str) -> str | None:
+    """`_taxonomy.md` or `lore.toml` as the snapshot has it (None when absent or unreadable)."""
+    if snapshot.kind == "git":
+        if not snapshot.version:
+            return None
+        raw = git.read_file_at(root, snapshot.version, name)
+    else:
+        try:
+            raw = (root / name).read_bytes()
+        except OSError:
+            return None
+    if raw is None:
+        return None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None
+
+
+def changed_paths(root: Path, old: Snapshot | str, new: Snapshot) -> list[str] | None:
+    """Note paths that differ between the indexed version and `new`; None = rebuild."""
+    if new.kind != "git" or not isinstance(old, str) or not old or not new.version:
+        return None
+    if not git.commit_exists(root, old):
+        return None
+    return [
+        path for _, path in git.diff_names(root, old, new.version, NOTES_DIR) if is_note_path(path)
+    ]
