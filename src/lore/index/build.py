@@ -131,8 +131,8 @@ def open_index(
         raise IndexUnavailable(
             f"another lore process is building the index at {path}; try again shortly."
         ) from None
-    except PermissionError as exc:
-        raise IndexUnavailable(f"cannot write the index at {path}: {exc.strerror}.") from None
+    except OSError as exc:
+        raise IndexUnavailable(f"cannot write the index at {path}: {exc.strerror or exc}.") from None
 
 
 def _ensure_gitignored(root: Path) -> None:

@@ -27,7 +27,20 @@ def yaml_scalar(value: str, *, in_list: bool = False) -> str:
         return value
     if pattern.match(value) and not value.endswith(" ") and not _AMBIGUOUS.match(value):
         return value
-    return json.dumps(value, ensure_ascii=False)
+    return _double_quoted(value)
+
+
+def _double_quoted(value: str) -> str:
+    """A YAML double-quoted scalar; characters YAML could misread are \\u-escaped."""
+    quoted = json.dumps(value, ensure_ascii=False)
+    if quoted.isprintable():
+        return quoted
+    return "".join(c if c.isprintable() else _escape(c) for c in quoted)
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def render_frontmatter(note: Note) -> str:

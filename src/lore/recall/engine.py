@@ -264,7 +264,10 @@ _HEADING = re.compile(r"(?:^|(?<=\s))#{1,6}\s+\w+\s*")
 def _clean_snippet(text: str) -> str:
     """One line, without markdown headings, with unsafe characters removed."""
     start, end = HIGHLIGHT
-    pieces = [sanitize_text(piece) for piece in re.split(f"([{start}{end}])", text)]
+    pieces = [
+        piece if piece in HIGHLIGHT else sanitize_text(piece)
+        for piece in re.split(f"([{start}{end}])", text)
+    ]
     flat = " ".join("".join(pieces).split())
     return _HEADING.sub("", flat).strip()
 

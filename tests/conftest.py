@@ -1,0 +1,53 @@
+"""Shared fixtures: real git repositories in tmp_path, an isolated home, pinned git identity."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from lore.vault.seed import seed_files, write_files
+from tests.support import Vault, git
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """No test reads or writes the real home, config or vault."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("LORE_HOME", str(home / "lore-home"))
+    monkeypatch.setenv("LORE_CONFIG", str(home / "config.toml"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_TEMPLATE_DIR", "")
+    monkeypatch.delenv("LORE_VAULT", raising=False)
+    monkeypatch.delenv("GIT_DIR", raising=False)
+    monkeypatch.delenv("GIT_WORK_TREE", raising=False)
+    return home
+
+
+@pytest.fixture
+def make_vault(tmp_path: Path) -> Callable[..., Vault]:
+    counter = iter(range(1000))
+
+    def factory(notes: dict[str, str] | None = None, *, use_git: bool = True,
+                repos: tuple[str, ...] = ("payments-api", "web-app")) -> Vault:
+        root = tmp_path / f"vault{next(counter)}"
+        root.mkdir()
+        write_files(root, seed_files())
+        vault = Vault(root)
+        vault.set_repos(*repos)
+        for note_id, text in (notes or {}).items():
+            vault.write(note_id, text)
+        if use_git:
+            git(root, "init", "-q")
+            vault.commit("initial vault")
+        return vault
+
+    return factory
+
+
+@pytest.fixture
+def vault(make_vault: Callable[..., Vault]) -> Iterator[Vault]:
+    yield make_vault()

@@ -1,0 +1,73 @@
+"""Helpers for tests: real git repositories, note text, and a vault built from the seed."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+GIT_IDENTITY = {
+    "GIT_AUTHOR_NAME": "Test Author",
+    "GIT_AUTHOR_EMAIL": "author@example.invalid",
+    "GIT_COMMITTER_NAME": "Test Committer",
+    "GIT_COMMITTER_EMAIL": "committer@example.invalid",
+    "GIT_AUTHOR_DATE": "2026-11-01T12:00:00+00:00",
+    "GIT_COMMITTER_DATE": "2026-11-01T12:00:00+00:00",
+}
+
+
+def git(cwd: Path, *args: str) -> str:
+    env = {**os.environ, **GIT_IDENTITY}
+    result = subprocess.run(
+        ["git", "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false", *args],
+        cwd=cwd, env=env, capture_output=True, text=True, check=True,
+    )
+    return result.stdout.strip()
+
+
+def note_text(
+    title: str = "Integration tests use httpx against a running container",
+    *,
+    type: str = "convention",
+    tags: str = "[service/billing, tool/httpx, pattern/testing]",
+    confidence: str = "high",
+    date: str = "2026-11-02",
+    body: str = "## What\nBilling integration tests call the running container over HTTP.\n",
+    **extra: str,
+) -> str:
+    lines = ["---", f"title: {title}", f"type: {type}", f"tags: {tags}",
+             f"confidence: {confidence}", f"date: {date}"]
+    lines += [f"{key}: {value}" for key, value in extra.items()]
+    lines.append("---")
+    return "\n".join(lines) + "\n" + body
+
+
+class Vault:
+    """A real vault: the default seed plus notes, as a git repository with commits."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def write(self, note_id: str, text: str) -> Path:
+        path = self.root / "notes" / f"{note_id}.md"
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    def remove(self, note_id: str) -> None:
+        (self.root / "notes" / f"{note_id}.md").unlink()
+
+    def commit(self, message: str = "update notes") -> str:
+        git(self.root, "add", "-A")
+        git(self.root, "commit", "-q", "-m", message)
+        return git(self.root, "rev-parse", "HEAD")
+
+    def set_repos(self, *repos: str) -> None:
+        taxonomy = self.root / "_taxonomy.md"
+        text = taxonomy.read_text(encoding="utf-8")
+        lines = "\n".join(f"- `{repo}` — Repository {repo}." for repo in repos)
+        taxonomy.write_text(
+            text.replace("- `example-service` — Replace with your repositories.", lines),
+            encoding="utf-8",
+        )
+
+

@@ -1,0 +1,247 @@
+"""The index: built from HEAD, updated from git diff, rebuilt when broken, safe to share."""
+
+from __future__ import annotations
+
+import multiprocessing
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from lore.index.build import IndexUnavailable, open_index
+from lore.index.schema import APPLICATION_ID, SCHEMA_VERSION
+from lore.index.status import integrity_problems, uncommitted_notes
+from lore.paths import index_path
+from tests.support import Vault, note_text
+
+
+def ids(root: Path) -> set[str]:
+    conn, _ = open_index(root)
+    try:
+        return {row[0] for row in conn.execute("SELECT id FROM notes")}
+    finally:
+        conn.close()
+
+
+def three_notes() -> dict[str, str]:
+    return {
+        "billing--httpx-tests--2026-11-02": note_text(),
+        "postgres--lock-timeout--2026-10-01": note_text(
+            "Migrations set a lock timeout", type="gotcha", tags="[tool/postgres]",
+            body="## What\nSet lock_timeout before ALTER TABLE.\n"),
+        "web--cookie-flags--2026-09-01": note_text(
+            "Session cookies are HttpOnly", type="decision", tags="[service/auth]",
+            body="## What\nThe session cookie is HttpOnly and SameSite=Lax.\n"),
+    }
+
+
+def test_build_from_head(make_vault: Callable[..., Vault]) -> None:
+    vault = make_vault(three_notes())
+    conn, state = open_index(vault.root)
+    conn.close()
+    assert state.action == "rebuilt"
+    assert state.notes == 3
+    assert state.kind == "git"
+    again, second = open_index(vault.root)
+    again.close()
+    assert second.action == "fresh"
+    conn = sqlite3.connect(index_path(vault.root))
+    assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    from tests.support import git
+
+    head = git(vault.root, "rev-parse", "HEAD")
+    assert conn.execute("SELECT value FROM meta WHERE key='version'").fetchone()[0] == head
+    assert integrity_problems(conn) == []
+
+
+def test_uncommitted_edits_are_not_served(make_vault: Callable[..., Vault]) -> None:
+    vault = make_vault(three_notes())
+    vault.write("billing--httpx-tests--2026-11-02", note_text("Edited locally, not reviewed"))
+    vault.write("extra--unreviewed--2026-11-03", note_text("Brand new and uncommitted"))
+    conn, _ = open_index(vault.root)
+    titles = {row[0] for row in conn.execute("SELECT title FROM notes")}
+    conn.close()
+    assert "Edited locally, not reviewed" not in titles
+    assert "Brand new and uncommitted" not in titles
+    assert uncommitted_notes(vault.root) == [
+        "notes/billing--httpx-tests--2026-11-02.md",
+        "notes/extra--unreviewed--2026-11-03.md",
+    ]
+
+
+def test_update_touches_only_changed_notes(make_vault: Callable[..., Vault]) -> None:
+    vault = make_vault(three_notes())
+    conn, _ = open_index(vault.root)
+    before = dict(conn.execute("SELECT id, rowid FROM notes").fetchall())
+    conn.close()
+    vault.write("billing--httpx-tests--2026-11-02", note_text("Integration tests use httpx, v2"))
+    vault.remove("web--cookie-flags--2026-09-01")
+    vault.write("new--added-note--2026-11-05", note_text("A newly merged note"))
+    vault.commit("merge three changes")
+    conn, state = open_index(vault.root)
+    after = dict(conn.execute("SELECT id, rowid FROM notes").fetchall())
+    hits = conn.execute(
+        "SELECT n.id FROM notes_fts JOIN notes n ON n.rowid = notes_fts.rowid "
+        "WHERE notes_fts MATCH '\"merged\"'").fetchall()
+    gone = conn.execute("SELECT count(*) FROM notes_fts WHERE notes_fts MATCH '\"httponly\"'")
+    assert gone.fetchone()[0] == 0
+    assert integrity_problems(conn) == []
+    conn.close()
+    assert state.action == "updated"
+    assert state.changed == 3
+    assert after["postgres--lock-timeout--2026-10-01"] == before["postgres--lock-timeout--2026-10-01"]
+    assert "web--cookie-flags--2026-09-01" not in after
+    assert hits == [("new--added-note--2026-11-05",)]
+
+
+def test_history_rewrite_falls_back_to_rebuild(make_vault: Callable[..., Vault]) -> None:
+    from tests.support import git
+
+    vault = make_vault(three_notes())
+    open_index(vault.root)[0].close()
+    vault.write("new--added-note--2026-11-05", note_text("A newly merged note"))
+    vault.commit("one")
+    open_index(vault.root)[0].close()
+    git(vault.root, "reset", "-q", "--hard", "HEAD~1")
+    git(vault.root, "reflog", "expire", "--expire=now", "--all")
+    git(vault.root, "gc", "-q", "--prune=now")
+    conn, state = open_index(vault.root)
+    conn.close()
+    assert state.action == "rebuilt"
+    assert "new--added-note--2026-11-05" not in ids(vault.root)
+
+
+@pytest.mark.parametrize("damage", ["garbage", "empty", "foreign", "old-schema", "truncated"])
+def test_broken_index_is_rebuilt(make_vault: Callable[..., Vault], damage: str) -> None:
+    vault = make_vault(three_notes())
+    path = index_path(vault.root)
+    open_index(vault.root)[0].close()
+    if damage == "garbage":
+        for suffix in ("-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+        path.write_bytes(b"this is not a database at all" * 100)
+    elif damage == "empty":
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+        path.write_bytes(b"")
+    elif damage == "foreign":
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+        other = sqlite3.connect(path)
+        other.execute("CREATE TABLE notes (x)")
+        other.execute("PRAGMA application_id = 12345")
+        other.commit()
+        other.close()
+    elif damage == "old-schema":
+        conn = sqlite3.connect(path)
+        conn.execute("PRAGMA user_version = 0")
+        conn.commit()
+        conn.close()
+    elif damage == "truncated":
+        conn = sqlite3.connect(path)
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        conn.close()
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) // 3])
+    conn, state = open_index(vault.root)
+    conn.close()
+    assert state.action == "rebuilt"
+    assert ids(vault.root) == set(three_notes())
+
+
+def _build_in_process(root: str, queue: multiprocessing.Queue[str]) -> None:
+    try:
+        conn, state = open_index(Path(root))
+        conn.close()
+        queue.put(state.action)
+    except Exception as exc:  # noqa: BLE001 - reported to the parent test
+        queue.put(f"error: {exc!r}")
+
+
+def test_concurrent_builders_neither_fail_nor_both_rebuild(make_vault: Callable[..., Vault]) -> None:
+    notes = {f"bulk--note-{i}--2026-01-01": note_text(f"Bulk note {i}") for i in range(300)}
+    vault = make_vault(notes)
+    context = multiprocessing.get_context("spawn")
+    queue: multiprocessing.Queue[str] = context.Queue()
+    workers = [context.Process(target=_build_in_process, args=(str(vault.root), queue))
+               for _ in range(4)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+    results = sorted(queue.get(timeout=5) for _ in workers)
+    assert results.count("rebuilt") == 1, results
+    assert results.count("fresh") == 3, results
+    assert len(ids(vault.root)) == 300
+
+
+def test_reader_keeps_a_consistent_view_during_rebuild(make_vault: Callable[..., Vault]) -> None:
+    vault = make_vault(three_notes())
+    reader, _ = open_index(vault.root)
+    reader.execute("BEGIN")
+    before = reader.execute("SELECT count(*) FROM notes").fetchone()[0]
+    writer, state = open_index(vault.root, rebuild=True)
+    writer.close()
+    assert reader.execute("SELECT count(*) FROM notes").fetchone()[0] == before
+    reader.execute("COMMIT")
+    assert reader.execute("SELECT count(*) FROM notes").fetchone()[0] == 3
+    reader.close()
+    assert state.action == "rebuilt"
+
+
+def test_vault_without_git_is_indexed_from_files(make_vault: Callable[..., Vault]) -> None:
+    vault = make_vault(three_notes(), use_git=False)
+    conn, state = open_index(vault.root)
+    conn.close()
+    assert state.kind == "files"
+    assert state.notes == 3
+    vault.write("new--added-note--2026-11-05", note_text("A note on disk"))
+    vault.remove("web--cookie-flags--2026-09-01")
+    conn, state = open_index(vault.root)
+    conn.close()
+    assert state.action == "updated"
+    assert state.changed == 2
+    assert ids(vault.root) == (set(three_notes()) - {"web--cookie-flags--2026-09-01"}) | {
+        "new--added-note--2026-11-05"}
+
+
+def test_broken_notes_are_skipped_and_listed(make_vault: Callable[..., Vault]) -> None:
+    notes = three_notes()
+    notes["broken--no-frontmatter--2026-01-01"] = "just text\n"
+    notes["broken--bad-date--2026-01-01"] = note_text(date="yesterday")
+    vault = make_vault(notes)
+    conn, state = open_index(vault.root)
+    skipped = dict(conn.execute("SELECT path, problem FROM skipped").fetchall())
+    conn.close()
+    assert state.notes == 3
+    assert state.skipped == 2
+    assert "notes/broken--bad-date--2026-01-01.md:6:" in skipped["notes/broken--bad-date--2026-01-01.md"]
+
+
+def test_statuses(make_vault: Callable[..., Vault]) -> None:
+    notes = three_notes()
+    notes["postgres--lock-timeout-v2--2026-11-01"] = note_text(
+        "Migrations set a 5 s lock timeout", tags="[tool/postgres]",
+        supersedes="[postgres--lock-timeout--2026-10-01]")
+    notes["old--freeze--2025-11-01"] = note_text("Freeze", expires="2025-12-01")
+    notes["web--depends--2026-10-01"] = note_text(
+        "Depends on the old note", depends_on="[postgres--lock-timeout--2026-10-01]")
+    vault = make_vault(notes)
+    conn, _ = open_index(vault.root)
+    rows = dict(conn.execute("SELECT id, inactive_reason FROM notes WHERE active = 0").fetchall())
+    conn.close()
+    assert rows == {
+        "postgres--lock-timeout--2026-10-01": "superseded by postgres--lock-timeout-v2--2026-11-01",
+        "old--freeze--2025-11-01": "expired on 2025-12-01",
+        "web--depends--2026-10-01": "depends on postgres--lock-timeout--2026-10-01, which is not active",
+    }
+
+
+def test_unwritable_index_location_is_reported(make_vault: Callable[..., Vault]) -> None:
+    vault = make_vault(three_notes())
+    (vault.root / ".lore").write_text("a file where the index folder should be")
+    with pytest.raises(IndexUnavailable):
+        open_index(vault.root)

@@ -1,0 +1,192 @@
+"""Ranked recall: query safety, aliases, statuses, boosts, explain, the scan fallback."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lore.cli.main import main
+from lore.recall.engine import RecallRequest, recall
+from lore.recall.query import MAX_TERMS, build_query
+from tests.support import Vault, note_text
+
+NOTES = {
+    "billing--httpx-tests--2026-11-02": note_text(
+        "Integration tests use httpx against a running container", repo="payments-api",
+        files_touched="[tests/integration/conftest.py]",
+        body="## What\nBilling integration tests call the container over HTTP with httpx.\n"),
+    "billing--testclient-tests--2026-03-14": note_text(
+        "Integration tests use FastAPI TestClient", repo="payments-api", date="2026-03-14",
+        body="## What\nUse TestClient in process for billing integration tests.\n"),
+    "auth--okta-clock-skew--2025-05-27": note_text(
+        "Enterprise Okta logins fail when clocks drift", type="gotcha", tags="[service/auth]",
+        body="## What\nIdentity provider assertions are rejected when pod clocks drift.\n"),
+    "web--retries-backoff--2026-01-10": note_text(
+        "Retry failed requests with jittered backoff", type="convention",
+        tags="[pattern/retries]", repo="web-app",
+        body="## What\nThe web client retries idempotent requests with jittered backoff.\n"),
+    "payments--retries-backoff--2026-01-10": note_text(
+        "Retry failed requests with jittered backoff", type="convention",
+        tags="[pattern/retries]", repo="payments-api",
+        body="## What\nThe payments client retries idempotent requests with jittered backoff.\n"),
+    "ops--freeze-2025--2025-11-20": note_text(
+        "Deploy freeze for the holiday sale", type="runbook", tags="[domain/deployment]",
+        expires="2025-12-02", body="## What\nNo deploys during the holiday sale freeze.\n"),
+    "ledger--write-timeout--2026-02-01": note_text(
+        "Ledger writes time out after 800 ms", type="reference", tags="[tool/postgres]",
+        body="## What\n`LEDGER_WRITE_TIMEOUT_MS` defaults to 800; raise it only for backfills.\n"),
+}
+NOTES["billing--httpx-tests--2026-11-02"] = NOTES["billing--httpx-tests--2026-11-02"].replace(
+    "date: 2026-11-02", "date: 2026-11-02\nsupersedes: [billing--testclient-tests--2026-03-14]")
+
+
+@pytest.fixture
+def demo(make_vault: Callable[..., Vault]) -> Vault:
+    return make_vault(NOTES)
+
+
+def ask(root: Path, query: str, **options: object) -> list[str]:
+    result = recall(root, RecallRequest(query=query, **options))  # type: ignore[arg-type]
+    return [hit.id for hit in result.hits]
+
+
+def test_natural_question_finds_the_note(demo: Vault) -> None:
+    assert ask(demo.root, "why do integration tests call the container over http")[0] == (
+        "billing--httpx-tests--2026-11-02")
+
+
+def test_superseded_match_returns_the_replacement(demo: Vault) -> None:
+    result = recall(demo.root, RecallRequest(query="TestClient in process"))
+    assert [h.id for h in result.hits][0] == "billing--httpx-tests--2026-11-02"
+    assert result.hits[0].replaces == "billing--testclient-tests--2026-03-14"
+    assert "billing--testclient-tests--2026-03-14" not in [h.id for h in result.hits]
+    with_all = ask(demo.root, "TestClient in process", include_inactive=True)
+    assert "billing--testclient-tests--2026-03-14" in with_all
+
+
+def test_expired_notes_are_hidden_unless_all(demo: Vault) -> None:
+    assert "ops--freeze-2025--2025-11-20" not in ask(demo.root, "holiday sale deploy freeze")
+    assert ask(demo.root, "holiday sale deploy freeze", include_inactive=True)[0] == (
+        "ops--freeze-2025--2025-11-20")
+
+
+def test_alias_expansion_reaches_the_tag(demo: Vault) -> None:
+    # "sso" is an alias of service/auth in the default taxonomy; the note never says it.
+    assert "sso" not in NOTES["auth--okta-clock-skew--2025-05-27"].lower()
+    assert ask(demo.root, "sso broken")[0] == "auth--okta-clock-skew--2025-05-27"
+
+
+def test_identifiers_and_paths(demo: Vault) -> None:
+    assert ask(demo.root, "LEDGER_WRITE_TIMEOUT_MS")[0] == "ledger--write-timeout--2026-02-01"
+    assert ask(demo.root, "tests/integration/conftest.py")[0] == "billing--httpx-tests--2026-11-02"
+
+
+def test_repo_boost_breaks_ties(demo: Vault) -> None:
+    assert ask(demo.root, "retry failed requests", repo="web-app")[0] == (
+        "web--retries-backoff--2026-01-10")
+    assert ask(demo.root, "retry failed requests", repo="payments-api")[0] == (
+        "payments--retries-backoff--2026-01-10")
+
+
+def test_filters(demo: Vault) -> None:
+    assert ask(demo.root, "retry requests tests", types=("reference",)) == []
+    assert set(ask(demo.root, "retry requests tests", tags=("pattern/retries",))) == {
+        "web--retries-backoff--2026-01-10", "payments--retries-backoff--2026-01-10"}
+    assert set(ask(demo.root, "retry requests", tags=("retries",))) == {
+        "web--retries-backoff--2026-01-10", "payments--retries-backoff--2026-01-10"}
+    assert len(ask(demo.root, "tests retry requests", limit=1)) == 1
+
+
+def test_explain_terms_add_up_to_bm25(demo: Vault) -> None:
+    result = recall(demo.root, RecallRequest(query="integration tests httpx container",
+                                             explain=True, repo="payments-api"))
+    for hit in result.hits:
+        assert hit.terms
+        assert sum(t.score for t in hit.terms) == pytest.approx(hit.base_score, rel=1e-6)
+        assert hit.boosts is not None
+        assert hit.score == pytest.approx(hit.base_score * hit.boosts.total)
+
+
+def test_snippet_highlights_the_match(demo: Vault) -> None:
+    result = recall(demo.root, RecallRequest(query="jittered backoff"))
+    data = result.hits[0].to_json()
+    assert "**jittered**" in data["snippet"]
+
+
+@pytest.mark.parametrize(
+    "query",
+    ['"unbalanced', "NEAR(a b)", "a AND OR NOT b", "*", "title:x", "^start", "col : x",
+     "-minus", "(", ")", "{x}", "\x00\x01", "🙂 emoji", "ü ß é", "x" * 5000,
+     " ".join(f"w{i}" for i in range(3000)), "'; DROP TABLE notes; --"],
+)
+def test_hostile_queries_never_fail(demo: Vault, query: str) -> None:
+    result = recall(demo.root, RecallRequest(query=query))
+    assert result.engine == "fts5"
+    assert len(result.plan.terms) <= MAX_TERMS
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=200))
+def test_any_text_makes_a_valid_match_expression(text: str) -> None:
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE VIRTUAL TABLE t USING fts5(a, tokenize='porter unicode61')")
+    conn.execute("INSERT INTO t VALUES ('some text to match against')")
+    plan = build_query(text, {"sso": ["service/auth"], "single sign-on": ["service/auth"]})
+    if not plan.empty:
+        conn.execute("SELECT count(*) FROM t WHERE t MATCH ?", (plan.match,)).fetchone()
+    assert len(plan.terms) <= MAX_TERMS
+
+
+def test_scan_fallback_when_the_index_cannot_be_written(demo: Vault) -> None:
+    (demo.root / ".lore").write_text("not a folder")
+    result = recall(demo.root, RecallRequest(query="integration tests httpx"))
+    assert result.engine == "scan"
+    assert result.notices
+    assert result.hits[0].id == "billing--httpx-tests--2026-11-02"
+    # Same status rules as the index: superseded and expired notes stay out.
+    scan_ids = [h.id for h in recall(demo.root, RecallRequest(query="TestClient freeze")).hits]
+    assert "billing--testclient-tests--2026-03-14" not in scan_ids
+    assert "ops--freeze-2025--2025-11-20" not in scan_ids
+
+
+def test_cli_json_contract(demo: Vault, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["recall", "--vault", str(demo.root), "--json", "--repo", "payments-api",
+                 "integration", "tests"])
+    assert code == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["version"] == 1
+    assert data["engine"] == "fts5"
+    assert data["query"] == "integration tests"
+    first = data["results"][0]
+    assert set(first) >= {"id", "title", "path", "type", "repo", "tags", "confidence", "date",
+                          "score", "snippet"}
+    assert first["repo"] == "payments-api"
+    assert first["path"] == f"notes/{first['id']}.md"
+
+
+def test_cli_nothing_found_is_success(demo: Vault, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["recall", "--vault", str(demo.root), "--json", "zebra", "unicorn"]) == 0
+    assert json.loads(capsys.readouterr().out)["results"] == []
+
+
+@pytest.mark.parametrize("args", [["   "], ["x", "--limit", "0"], ["x", "--limit", "abc"]])
+def test_cli_bad_input_exits_2(demo: Vault, args: list[str],
+                               capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) if "abc" in args else _no_raise():
+        code = main(["recall", "--vault", str(demo.root), *args])
+        assert code == 2
+    assert "Traceback" not in capsys.readouterr().err
+
+
+class _no_raise:  # noqa: N801 - reads like the pytest.raises it stands in for
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> bool:
+        return False
