@@ -12,7 +12,9 @@ from tests.support import Vault, git
 
 
 @pytest.fixture(autouse=True)
-def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+def isolated_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
     """No test reads or writes the real home, config or vault."""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
@@ -31,8 +33,12 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
 def make_vault(tmp_path: Path) -> Callable[..., Vault]:
     counter = iter(range(1000))
 
-    def factory(notes: dict[str, str] | None = None, *, use_git: bool = True,
-                repos: tuple[str, ...] = ("payments-api", "web-app")) -> Vault:
+    def factory(
+        notes: dict[str, str] | None = None,
+        *,
+        use_git: bool = True,
+        repos: tuple[str, ...] = ("payments-api", "web-app"),
+    ) -> Vault:
         root = tmp_path / f"vault{next(counter)}"
         root.mkdir()
         write_files(root, seed_files())

@@ -20,7 +20,11 @@ def git(cwd: Path, *args: str) -> str:
     env = {**os.environ, **GIT_IDENTITY}
     result = subprocess.run(
         ["git", "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false", *args],
-        cwd=cwd, env=env, capture_output=True, text=True, check=True,
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return result.stdout.strip()
 
@@ -35,8 +39,14 @@ def note_text(
     body: str = "## What\nBilling integration tests call the running container over HTTP.\n",
     **extra: str,
 ) -> str:
-    lines = ["---", f"title: {title}", f"type: {type}", f"tags: {tags}",
-             f"confidence: {confidence}", f"date: {date}"]
+    lines = [
+        "---",
+        f"title: {title}",
+        f"type: {type}",
+        f"tags: {tags}",
+        f"confidence: {confidence}",
+        f"date: {date}",
+    ]
     lines += [f"{key}: {value}" for key, value in extra.items()]
     lines.append("---")
     return "\n".join(lines) + "\n" + body
@@ -69,5 +79,3 @@ class Vault:
             text.replace("- `example-service` — Replace with your repositories.", lines),
             encoding="utf-8",
         )
-
-

@@ -28,11 +28,17 @@ def three_notes() -> dict[str, str]:
     return {
         "billing--httpx-tests--2026-11-02": note_text(),
         "postgres--lock-timeout--2026-10-01": note_text(
-            "Migrations set a lock timeout", type="gotcha", tags="[tool/postgres]",
-            body="## What\nSet lock_timeout before ALTER TABLE.\n"),
+            "Migrations set a lock timeout",
+            type="gotcha",
+            tags="[tool/postgres]",
+            body="## What\nSet lock_timeout before ALTER TABLE.\n",
+        ),
         "web--cookie-flags--2026-09-01": note_text(
-            "Session cookies are HttpOnly", type="decision", tags="[service/auth]",
-            body="## What\nThe session cookie is HttpOnly and SameSite=Lax.\n"),
+            "Session cookies are HttpOnly",
+            type="decision",
+            tags="[service/auth]",
+            body="## What\nThe session cookie is HttpOnly and SameSite=Lax.\n",
+        ),
     }
 
 
@@ -85,14 +91,17 @@ def test_update_touches_only_changed_notes(make_vault: Callable[..., Vault]) -> 
     after = dict(conn.execute("SELECT id, rowid FROM notes").fetchall())
     hits = conn.execute(
         "SELECT n.id FROM notes_fts JOIN notes n ON n.rowid = notes_fts.rowid "
-        "WHERE notes_fts MATCH '\"merged\"'").fetchall()
+        "WHERE notes_fts MATCH '\"merged\"'"
+    ).fetchall()
     gone = conn.execute("SELECT count(*) FROM notes_fts WHERE notes_fts MATCH '\"httponly\"'")
     assert gone.fetchone()[0] == 0
     assert integrity_problems(conn) == []
     conn.close()
     assert state.action == "updated"
     assert state.changed == 3
-    assert after["postgres--lock-timeout--2026-10-01"] == before["postgres--lock-timeout--2026-10-01"]
+    assert (
+        after["postgres--lock-timeout--2026-10-01"] == before["postgres--lock-timeout--2026-10-01"]
+    )
     assert "web--cookie-flags--2026-09-01" not in after
     assert hits == [("new--added-note--2026-11-05",)]
 
@@ -161,13 +170,16 @@ def _build_in_process(root: str, queue: multiprocessing.Queue[str]) -> None:
         queue.put(f"error: {exc!r}")
 
 
-def test_concurrent_builders_neither_fail_nor_both_rebuild(make_vault: Callable[..., Vault]) -> None:
+def test_concurrent_builders_neither_fail_nor_both_rebuild(
+    make_vault: Callable[..., Vault],
+) -> None:
     notes = {f"bulk--note-{i}--2026-01-01": note_text(f"Bulk note {i}") for i in range(300)}
     vault = make_vault(notes)
     context = multiprocessing.get_context("spawn")
     queue: multiprocessing.Queue[str] = context.Queue()
-    workers = [context.Process(target=_build_in_process, args=(str(vault.root), queue))
-               for _ in range(4)]
+    workers = [
+        context.Process(target=_build_in_process, args=(str(vault.root), queue)) for _ in range(4)
+    ]
     for worker in workers:
         worker.start()
     for worker in workers:
@@ -205,7 +217,8 @@ def test_vault_without_git_is_indexed_from_files(make_vault: Callable[..., Vault
     assert state.action == "updated"
     assert state.changed == 2
     assert ids(vault.root) == (set(three_notes()) - {"web--cookie-flags--2026-09-01"}) | {
-        "new--added-note--2026-11-05"}
+        "new--added-note--2026-11-05"
+    }
 
 
 def test_broken_notes_are_skipped_and_listed(make_vault: Callable[..., Vault]) -> None:
@@ -218,17 +231,23 @@ def test_broken_notes_are_skipped_and_listed(make_vault: Callable[..., Vault]) -
     conn.close()
     assert state.notes == 3
     assert state.skipped == 2
-    assert "notes/broken--bad-date--2026-01-01.md:6:" in skipped["notes/broken--bad-date--2026-01-01.md"]
+    assert (
+        "notes/broken--bad-date--2026-01-01.md:6:"
+        in skipped["notes/broken--bad-date--2026-01-01.md"]
+    )
 
 
 def test_statuses(make_vault: Callable[..., Vault]) -> None:
     notes = three_notes()
     notes["postgres--lock-timeout-v2--2026-11-01"] = note_text(
-        "Migrations set a 5 s lock timeout", tags="[tool/postgres]",
-        supersedes="[postgres--lock-timeout--2026-10-01]")
+        "Migrations set a 5 s lock timeout",
+        tags="[tool/postgres]",
+        supersedes="[postgres--lock-timeout--2026-10-01]",
+    )
     notes["old--freeze--2025-11-01"] = note_text("Freeze", expires="2025-12-01")
     notes["web--depends--2026-10-01"] = note_text(
-        "Depends on the old note", depends_on="[postgres--lock-timeout--2026-10-01]")
+        "Depends on the old note", depends_on="[postgres--lock-timeout--2026-10-01]"
+    )
     vault = make_vault(notes)
     conn, _ = open_index(vault.root)
     rows = dict(conn.execute("SELECT id, inactive_reason FROM notes WHERE active = 0").fetchall())

@@ -56,8 +56,12 @@ def test_yaml_11_surprises_stay_strings() -> None:
 
 @pytest.mark.parametrize(
     ("written", "normal"),
-    [("2026-11-02", "2026-11-02"), ("'2026-11-02'", "2026-11-02"),
-     ("2026-11-02T09:30:00Z", "2026-11-02"), ("2026-11-02 09:30", "2026-11-02")],
+    [
+        ("2026-11-02", "2026-11-02"),
+        ("'2026-11-02'", "2026-11-02"),
+        ("2026-11-02T09:30:00Z", "2026-11-02"),
+        ("2026-11-02 09:30", "2026-11-02"),
+    ],
 )
 def test_dates_are_normalised(written: str, normal: str) -> None:
     assert parse_note(note_text(date=written).encode(), PATH).date == normal
@@ -74,8 +78,11 @@ def test_dates_are_normalised(written: str, normal: str) -> None:
         ("---\ntitle: x\n## What\nnever closed\n", "frontmatter/unterminated", 1),
         (note_text(author="&a octocat", source="*a"), "frontmatter/yaml-alias", 7),
         (note_text(author="!!python/object:os.system x"), "frontmatter/unsafe-yaml", 7),
-        (note_text(type="decision", author="x").replace("author: x", "type: gotcha"),
-         "frontmatter/duplicate-key", 7),
+        (
+            note_text(type="decision", author="x").replace("author: x", "type: gotcha"),
+            "frontmatter/duplicate-key",
+            7,
+        ),
         (note_text(author="x: y: z"), "frontmatter/invalid-yaml", 7),
         (note_text(services="[" * 50 + "]" * 50), "frontmatter/unsafe-yaml", 7),
         (note_text(supersedes="[not an id]"), "frontmatter/invalid-reference", 7),
@@ -130,8 +137,14 @@ def test_parse_note_raises_with_a_sentence() -> None:
 
 def test_ids() -> None:
     assert is_valid_id("billing--integration-tests-use-httpx--2026-11-02")
-    for bad in ("Billing--x--2026-11-02", "billing--x--2026-02-30", "billing-x-2026-11-02",
-                "billing--x--y--2026-11-02", "billing---x--2026-11-02", "a" * 200):
+    for bad in (
+        "Billing--x--2026-11-02",
+        "billing--x--2026-02-30",
+        "billing-x-2026-11-02",
+        "billing--x--y--2026-11-02",
+        "billing---x--2026-11-02",
+        "a" * 200,
+    ):
         assert not is_valid_id(bad), bad
     from datetime import date
 
@@ -142,10 +155,15 @@ def test_ids() -> None:
 
 # --- property: render then parse gives the same note -------------------------------------
 
-_text = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",), max_codepoint=0x2FFFF),
-    min_size=1, max_size=60,
-).map(str.strip).filter(bool)
+_text = (
+    st.text(
+        alphabet=st.characters(blacklist_categories=("Cs",), max_codepoint=0x2FFFF),
+        min_size=1,
+        max_size=60,
+    )
+    .map(str.strip)
+    .filter(bool)
+)
 _word = st.from_regex(r"[a-z0-9]{1,8}(-[a-z0-9]{1,8}){0,2}", fullmatch=True)
 _tag = st.builds(lambda d, n: f"{d}/{n}", _word, _word)
 _date = st.dates().map(lambda d: d.isoformat()).filter(lambda d: len(d) == 10)
@@ -159,23 +177,43 @@ _id = st.builds(lambda a, b, d: f"{a}--{b}--{d}", _word, _word, _date)
     confidence=st.sampled_from(["high", "medium", "low"]),
     date=_date,
     repo=st.lists(_word, max_size=2, unique=True),
-    files=st.lists(st.from_regex(r"[A-Za-z0-9_./-]{1,30}", fullmatch=True).filter(
-        lambda s: s.strip() == s and not s.startswith("-")), max_size=3),
+    files=st.lists(
+        st.from_regex(r"[A-Za-z0-9_./-]{1,30}", fullmatch=True).filter(
+            lambda s: s.strip() == s and not s.startswith("-")
+        ),
+        max_size=3,
+    ),
     supersedes=st.lists(_id, max_size=2, unique=True),
     author=st.one_of(st.none(), _text),
     body=st.text(max_size=300).map(lambda b: b.replace("\r", "")),
 )
 def test_render_parse_round_trip(
-    title: str, tags: list[str], confidence: str, date: str, repo: list[str], files: list[str],
-    supersedes: list[str], author: str | None, body: str,
+    title: str,
+    tags: list[str],
+    confidence: str,
+    date: str,
+    repo: list[str],
+    files: list[str],
+    supersedes: list[str],
+    author: str | None,
+    body: str,
 ) -> None:
     from lore.note.parse import normalize_body
 
     body = normalize_body("## What\n" + body)
     note = Note(
-        id="scope--topic--2026-11-02", path="notes/scope--topic--2026-11-02.md", title=title,
-        type="decision", tags=tuple(tags), confidence=confidence, date=date, body=body,
-        repo=tuple(repo), files_touched=tuple(files), supersedes=tuple(supersedes), author=author,
+        id="scope--topic--2026-11-02",
+        path="notes/scope--topic--2026-11-02.md",
+        title=title,
+        type="decision",
+        tags=tuple(tags),
+        confidence=confidence,
+        date=date,
+        body=body,
+        repo=tuple(repo),
+        files_touched=tuple(files),
+        supersedes=tuple(supersedes),
+        author=author,
     )
     text = render_note(note)
     parsed = parse_note(text.encode(), note.path)

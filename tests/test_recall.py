@@ -18,32 +18,54 @@ from tests.support import Vault, note_text
 
 NOTES = {
     "billing--httpx-tests--2026-11-02": note_text(
-        "Integration tests use httpx against a running container", repo="payments-api",
+        "Integration tests use httpx against a running container",
+        repo="payments-api",
         files_touched="[tests/integration/conftest.py]",
-        body="## What\nBilling integration tests call the container over HTTP with httpx.\n"),
+        body="## What\nBilling integration tests call the container over HTTP with httpx.\n",
+    ),
     "billing--testclient-tests--2026-03-14": note_text(
-        "Integration tests use FastAPI TestClient", repo="payments-api", date="2026-03-14",
-        body="## What\nUse TestClient in process for billing integration tests.\n"),
+        "Integration tests use FastAPI TestClient",
+        repo="payments-api",
+        date="2026-03-14",
+        body="## What\nUse TestClient in process for billing integration tests.\n",
+    ),
     "auth--okta-clock-skew--2025-05-27": note_text(
-        "Enterprise Okta logins fail when clocks drift", type="gotcha", tags="[service/auth]",
-        body="## What\nIdentity provider assertions are rejected when pod clocks drift.\n"),
+        "Enterprise Okta logins fail when clocks drift",
+        type="gotcha",
+        tags="[service/auth]",
+        body="## What\nIdentity provider assertions are rejected when pod clocks drift.\n",
+    ),
     "web--retries-backoff--2026-01-10": note_text(
-        "Retry failed requests with jittered backoff", type="convention",
-        tags="[pattern/retries]", repo="web-app",
-        body="## What\nThe web client retries idempotent requests with jittered backoff.\n"),
+        "Retry failed requests with jittered backoff",
+        type="convention",
+        tags="[pattern/retries]",
+        repo="web-app",
+        body="## What\nThe web client retries idempotent requests with jittered backoff.\n",
+    ),
     "payments--retries-backoff--2026-01-10": note_text(
-        "Retry failed requests with jittered backoff", type="convention",
-        tags="[pattern/retries]", repo="payments-api",
-        body="## What\nThe payments client retries idempotent requests with jittered backoff.\n"),
+        "Retry failed requests with jittered backoff",
+        type="convention",
+        tags="[pattern/retries]",
+        repo="payments-api",
+        body="## What\nThe payments client retries idempotent requests with jittered backoff.\n",
+    ),
     "ops--freeze-2025--2025-11-20": note_text(
-        "Deploy freeze for the holiday sale", type="runbook", tags="[domain/deployment]",
-        expires="2025-12-02", body="## What\nNo deploys during the holiday sale freeze.\n"),
+        "Deploy freeze for the holiday sale",
+        type="runbook",
+        tags="[domain/deployment]",
+        expires="2025-12-02",
+        body="## What\nNo deploys during the holiday sale freeze.\n",
+    ),
     "ledger--write-timeout--2026-02-01": note_text(
-        "Ledger writes time out after 800 ms", type="reference", tags="[tool/postgres]",
-        body="## What\n`LEDGER_WRITE_TIMEOUT_MS` defaults to 800; raise it only for backfills.\n"),
+        "Ledger writes time out after 800 ms",
+        type="reference",
+        tags="[tool/postgres]",
+        body="## What\n`LEDGER_WRITE_TIMEOUT_MS` defaults to 800; raise it only for backfills.\n",
+    ),
 }
 NOTES["billing--httpx-tests--2026-11-02"] = NOTES["billing--httpx-tests--2026-11-02"].replace(
-    "date: 2026-11-02", "date: 2026-11-02\nsupersedes: [billing--testclient-tests--2026-03-14]")
+    "date: 2026-11-02", "date: 2026-11-02\nsupersedes: [billing--testclient-tests--2026-03-14]"
+)
 
 
 @pytest.fixture
@@ -58,12 +80,13 @@ def ask(root: Path, query: str, **options: object) -> list[str]:
 
 def test_natural_question_finds_the_note(demo: Vault) -> None:
     assert ask(demo.root, "why do integration tests call the container over http")[0] == (
-        "billing--httpx-tests--2026-11-02")
+        "billing--httpx-tests--2026-11-02"
+    )
 
 
 def test_superseded_match_returns_the_replacement(demo: Vault) -> None:
     result = recall(demo.root, RecallRequest(query="TestClient in process"))
-    assert [h.id for h in result.hits][0] == "billing--httpx-tests--2026-11-02"
+    assert result.hits[0].id == "billing--httpx-tests--2026-11-02"
     assert result.hits[0].replaces == "billing--testclient-tests--2026-03-14"
     assert "billing--testclient-tests--2026-03-14" not in [h.id for h in result.hits]
     with_all = ask(demo.root, "TestClient in process", include_inactive=True)
@@ -73,7 +96,8 @@ def test_superseded_match_returns_the_replacement(demo: Vault) -> None:
 def test_expired_notes_are_hidden_unless_all(demo: Vault) -> None:
     assert "ops--freeze-2025--2025-11-20" not in ask(demo.root, "holiday sale deploy freeze")
     assert ask(demo.root, "holiday sale deploy freeze", include_inactive=True)[0] == (
-        "ops--freeze-2025--2025-11-20")
+        "ops--freeze-2025--2025-11-20"
+    )
 
 
 def test_alias_expansion_reaches_the_tag(demo: Vault) -> None:
@@ -89,23 +113,31 @@ def test_identifiers_and_paths(demo: Vault) -> None:
 
 def test_repo_boost_breaks_ties(demo: Vault) -> None:
     assert ask(demo.root, "retry failed requests", repo="web-app")[0] == (
-        "web--retries-backoff--2026-01-10")
+        "web--retries-backoff--2026-01-10"
+    )
     assert ask(demo.root, "retry failed requests", repo="payments-api")[0] == (
-        "payments--retries-backoff--2026-01-10")
+        "payments--retries-backoff--2026-01-10"
+    )
 
 
 def test_filters(demo: Vault) -> None:
     assert ask(demo.root, "retry requests tests", types=("reference",)) == []
     assert set(ask(demo.root, "retry requests tests", tags=("pattern/retries",))) == {
-        "web--retries-backoff--2026-01-10", "payments--retries-backoff--2026-01-10"}
+        "web--retries-backoff--2026-01-10",
+        "payments--retries-backoff--2026-01-10",
+    }
     assert set(ask(demo.root, "retry requests", tags=("retries",))) == {
-        "web--retries-backoff--2026-01-10", "payments--retries-backoff--2026-01-10"}
+        "web--retries-backoff--2026-01-10",
+        "payments--retries-backoff--2026-01-10",
+    }
     assert len(ask(demo.root, "tests retry requests", limit=1)) == 1
 
 
 def test_explain_terms_add_up_to_bm25(demo: Vault) -> None:
-    result = recall(demo.root, RecallRequest(query="integration tests httpx container",
-                                             explain=True, repo="payments-api"))
+    result = recall(
+        demo.root,
+        RecallRequest(query="integration tests httpx container", explain=True, repo="payments-api"),
+    )
     for hit in result.hits:
         assert hit.terms
         assert sum(t.score for t in hit.terms) == pytest.approx(hit.base_score, rel=1e-6)
@@ -121,9 +153,25 @@ def test_snippet_highlights_the_match(demo: Vault) -> None:
 
 @pytest.mark.parametrize(
     "query",
-    ['"unbalanced', "NEAR(a b)", "a AND OR NOT b", "*", "title:x", "^start", "col : x",
-     "-minus", "(", ")", "{x}", "\x00\x01", "🙂 emoji", "ü ß é", "x" * 5000,
-     " ".join(f"w{i}" for i in range(3000)), "'; DROP TABLE notes; --"],
+    [
+        '"unbalanced',
+        "NEAR(a b)",
+        "a AND OR NOT b",
+        "*",
+        "title:x",
+        "^start",
+        "col : x",
+        "-minus",
+        "(",
+        ")",
+        "{x}",
+        "\x00\x01",
+        "🙂 emoji",
+        "ü ß é",
+        "x" * 5000,
+        " ".join(f"w{i}" for i in range(3000)),
+        "'; DROP TABLE notes; --",
+    ],
 )
 def test_hostile_queries_never_fail(demo: Vault, query: str) -> None:
     result = recall(demo.root, RecallRequest(query=query))
@@ -156,16 +204,36 @@ def test_scan_fallback_when_the_index_cannot_be_written(demo: Vault) -> None:
 
 
 def test_cli_json_contract(demo: Vault, capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["recall", "--vault", str(demo.root), "--json", "--repo", "payments-api",
-                 "integration", "tests"])
+    code = main(
+        [
+            "recall",
+            "--vault",
+            str(demo.root),
+            "--json",
+            "--repo",
+            "payments-api",
+            "integration",
+            "tests",
+        ]
+    )
     assert code == 0
     data = json.loads(capsys.readouterr().out)
     assert data["version"] == 1
     assert data["engine"] == "fts5"
     assert data["query"] == "integration tests"
     first = data["results"][0]
-    assert set(first) >= {"id", "title", "path", "type", "repo", "tags", "confidence", "date",
-                          "score", "snippet"}
+    assert set(first) >= {
+        "id",
+        "title",
+        "path",
+        "type",
+        "repo",
+        "tags",
+        "confidence",
+        "date",
+        "score",
+        "snippet",
+    }
     assert first["repo"] == "payments-api"
     assert first["path"] == f"notes/{first['id']}.md"
 
@@ -176,8 +244,9 @@ def test_cli_nothing_found_is_success(demo: Vault, capsys: pytest.CaptureFixture
 
 
 @pytest.mark.parametrize("args", [["   "], ["x", "--limit", "0"], ["x", "--limit", "abc"]])
-def test_cli_bad_input_exits_2(demo: Vault, args: list[str],
-                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_bad_input_exits_2(
+    demo: Vault, args: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
     with pytest.raises(SystemExit) if "abc" in args else _no_raise():
         code = main(["recall", "--vault", str(demo.root), *args])
         assert code == 2

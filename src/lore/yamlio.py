@@ -55,7 +55,7 @@ class YamlProblem(Exception):
         self.fix = fix
 
 
-class _StrictLoader(_Parser, SafeConstructor, BaseResolver):  # type: ignore[misc,valid-type]
+class _StrictLoader(_Parser, SafeConstructor, BaseResolver):
     def __init__(self, stream: str) -> None:
         _Parser.__init__(self, stream)
         SafeConstructor.__init__(self)
@@ -74,7 +74,7 @@ class _StrictLoader(_Parser, SafeConstructor, BaseResolver):  # type: ignore[mis
                     "duplicate-key",
                 )
             seen[key] = line
-        return super().construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
+        return super().construct_mapping(node, deep=deep)
 
 
 def _check_node(node: Any, depth: int = 0) -> None:
@@ -113,7 +113,8 @@ def _find_alias_line(text: str) -> int | None:
         while loader.check_event():
             event = loader.get_event()
             if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-                return int(event.start_mark.line) + 1
+                mark = getattr(event, "start_mark", None)
+                return int(mark.line) + 1 if mark is not None else 1
     finally:
         loader.dispose()
     return None

@@ -10,10 +10,26 @@ from typing import Any
 from lore.errors import UsageError
 
 DEMO_QUERIES = (
-    ("Ranking: title and tags weigh more than body text", "postgres connection pool errors", "payments-api"),
-    ("Aliases: 'sso' is an alias of the service/auth tag; no note says it", "sso sign-in broken for enterprise customers", None),
-    ("A superseded note is replaced by the note that replaced it", "session pooling pgbouncer", None),
-    ("Repo boost: the same question from the web-app repository", "retry failed requests", "web-app"),
+    (
+        "Ranking: title and tags weigh more than body text",
+        "postgres connection pool errors",
+        "payments-api",
+    ),
+    (
+        "Aliases: 'sso' is an alias of the service/auth tag; no note says it",
+        "sso sign-in broken for enterprise customers",
+        None,
+    ),
+    (
+        "A superseded note is replaced by the note that replaced it",
+        "session pooling pgbouncer",
+        None,
+    ),
+    (
+        "Repo boost: the same question from the web-app repository",
+        "retry failed requests",
+        "web-app",
+    ),
 )
 
 
@@ -26,9 +42,14 @@ def register(sub: Any, name: str, help_text: str) -> None:
         "repository boost, with --explain.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("path", nargs="?", help="an empty or new folder for the vault "
-                        "(default: a new temporary folder)")
-    parser.add_argument("--quiet", action="store_true", help="only create the vault; run no recalls")
+    parser.add_argument(
+        "path",
+        nargs="?",
+        help="an empty or new folder for the vault (default: a new temporary folder)",
+    )
+    parser.add_argument(
+        "--quiet", action="store_true", help="only create the vault; run no recalls"
+    )
     parser.set_defaults(handler=run)
 
 
@@ -53,7 +74,9 @@ def run(args: argparse.Namespace) -> int:
     for heading, query, repo in DEMO_QUERIES:
         where = f" --repo {repo}" if repo else ""
         out.rule(f"[bold]{safe(heading)}[/]")
-        out.print(f"$ lore recall --vault {safe(str(dest))} \"{safe(query)}\"{where} --limit 3 --explain\n")
+        out.print(
+            f'$ lore recall --vault {safe(str(dest))} "{safe(query)}"{where} --limit 3 --explain\n'
+        )
         result = recall(dest, RecallRequest(query=query, repo=repo, limit=3, explain=True))
         show_result(result, vault_root=dest, explain=True)
     out.rule()

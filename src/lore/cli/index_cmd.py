@@ -21,8 +21,11 @@ def register(sub: Any, name: str, help_text: str) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--rebuild", action="store_true", help="rebuild the index from scratch")
-    parser.add_argument("--check", action="store_true",
-                        help="run SQLite's and FTS5's integrity checks; exit 1 if they fail")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="run SQLite's and FTS5's integrity checks; exit 1 if they fail",
+    )
     parser.add_argument("--json", action="store_true", help="print the state as JSON")
     add_vault_option(parser)
     parser.set_defaults(handler=run)
@@ -73,22 +76,35 @@ def _show(report: Any, problems: list[str], checked: bool) -> None:
         "rebuilt": f"rebuilt ({state.notes} notes, {state.seconds:.2f} s)",
         "statuses": "statuses refreshed for today",
     }[state.action]
-    source = f"commit {state.version[:12]}" if state.kind == "git" else "the files (not a git repository)"
+    source = (
+        f"commit {state.version[:12]}"
+        if state.kind == "git"
+        else "the files (not a git repository)"
+    )
     out.print(f"[bold]Vault[/]      {safe(report.vault)}")
-    out.print(f"[bold]Index[/]      {safe(report.index_path)} ({report.size_bytes / 1024:.0f} KiB), {done}")
+    size = f"{report.size_bytes / 1024:.0f} KiB"
+    out.print(f"[bold]Index[/]      {safe(report.index_path)} ({size}), {done}")
     out.print(f"[bold]Serves[/]     {source}")
-    out.print(f"[bold]Notes[/]      {state.notes} ({report.active} active, {report.inactive} inactive)")
-    out.print(f"[bold]Engine[/]     fts5 on SQLite {report.sqlite_version}"
-              + ("" if report.libyaml else " [yellow](PyYAML without libyaml: builds are ~4x slower)[/]"))
+    out.print(
+        f"[bold]Notes[/]      {state.notes} ({report.active} active, {report.inactive} inactive)"
+    )
+    out.print(
+        f"[bold]Engine[/]     fts5 on SQLite {report.sqlite_version}"
+        + ("" if report.libyaml else " [yellow](PyYAML without libyaml: builds are ~4x slower)[/]")
+    )
     if report.settings_problem:
         out.print(f"[yellow]lore.toml:[/] {safe(report.settings_problem)} Defaults are used.")
     if report.skipped:
-        out.print(f"[yellow]{len(report.skipped)} note(s) could not be read and are not searched:[/]")
+        out.print(
+            f"[yellow]{len(report.skipped)} note(s) could not be read and are not searched:[/]"
+        )
         for _, problem in report.skipped:
             out.print(f"  {safe(problem)}")
     if report.uncommitted:
-        out.print(f"[yellow]{len(report.uncommitted)} note file(s) have local changes that are not "
-                  "served until they are committed and reviewed:[/]")
+        out.print(
+            f"[yellow]{len(report.uncommitted)} note file(s) have local changes that are not "
+            "served until they are committed and reviewed:[/]"
+        )
         for path in report.uncommitted[:20]:
             out.print(f"  {safe(path)}")
     if checked:

@@ -92,7 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ExitCode.OK
     except SystemExit:
         raise
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - the last line of defence
         from lore.cli.crash import report_crash
 
         _print_error(report_crash(exc))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 from typing import Any
 
@@ -41,16 +40,34 @@ def register(sub: Any, name: str, help_text: str) -> None:
         help="boost notes about this repository (default: the repository of the current "
         "directory, from its git remote); --repo '' turns the boost off",
     )
-    parser.add_argument("--type", action="append", default=[], metavar="TYPE",
-                        help="only notes of this type (repeatable)")
-    parser.add_argument("--tag", action="append", default=[], metavar="TAG",
-                        help="only notes with this tag, e.g. tool/postgres (repeatable; all must match)")
-    parser.add_argument("--limit", type=int, default=10, metavar="N",
-                        help="at most N results (default 10)")
-    parser.add_argument("--all", action="store_true", dest="include_inactive",
-                        help="include inactive notes (superseded, expired, stale)")
-    parser.add_argument("--explain", action="store_true",
-                        help="show how each score was made: BM25 per term, then each boost")
+    parser.add_argument(
+        "--type",
+        action="append",
+        default=[],
+        metavar="TYPE",
+        help="only notes of this type (repeatable)",
+    )
+    parser.add_argument(
+        "--tag",
+        action="append",
+        default=[],
+        metavar="TAG",
+        help="only notes with this tag, e.g. tool/postgres (repeatable; all must match)",
+    )
+    parser.add_argument(
+        "--limit", type=int, default=10, metavar="N", help="at most N results (default 10)"
+    )
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        dest="include_inactive",
+        help="include inactive notes (superseded, expired, stale)",
+    )
+    parser.add_argument(
+        "--explain",
+        action="store_true",
+        help="show how each score was made: BM25 per term, then each boost",
+    )
     parser.add_argument("--json", action="store_true", help="print the JSON contract on stdout")
     add_vault_option(parser)
     parser.set_defaults(handler=run)
@@ -63,11 +80,13 @@ def run(args: argparse.Namespace) -> int:
 
     query = " ".join(args.query).strip()
     if not query:
-        raise UsageError("The query is empty.", fix="Say what to look for, e.g. `lore recall postgres timeouts`.")
+        raise UsageError(
+            "The query is empty.", fix="Say what to look for, e.g. `lore recall postgres timeouts`."
+        )
     if not 1 <= args.limit <= 1000:
         raise UsageError(f"--limit must be between 1 and 1000, not {args.limit}.")
     vault = resolve_vault(args.vault)
-    repo = args.repo if args.repo is not None else current_repo_name(Path(os.getcwd()))
+    repo = args.repo if args.repo is not None else current_repo_name(Path.cwd())
     request = RecallRequest(
         query=query,
         repo=(repo or None) and repo.lower(),

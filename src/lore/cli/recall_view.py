@@ -69,13 +69,18 @@ def _explain(out: Any, result: RecallResult) -> None:
     from rich.table import Table
 
     terms = ", ".join(
-        safe(t.label) + (f" [dim](alias {safe(t.origin[6:])})[/]" if t.origin.startswith("alias:") else "")
+        safe(t.label)
+        + (f" [dim](alias {safe(t.origin[6:])})[/]" if t.origin.startswith("alias:") else "")
         for t in result.plan.terms
     )
     out.print(f"\n[bold]Query terms[/] (OR): {terms}")
     for number, hit in enumerate(result.hits, start=1):
-        table = Table(title=f"#{number} {safe(hit.id)}", title_justify="left", show_edge=False,
-                      header_style="bold")
+        table = Table(
+            title=f"#{number} {safe(hit.id)}",
+            title_justify="left",
+            show_edge=False,
+            header_style="bold",
+        )
         table.add_column("part")
         table.add_column("value", justify="right")
         for term in hit.terms:
@@ -85,11 +90,18 @@ def _explain(out: Any, result: RecallResult) -> None:
             table.add_row(label, f"{term.score:.3f}")
         own = sum(term.score for term in hit.terms)
         if hit.replaces and hit.base_score > own + 1e-6:
-            table.add_row(f"bm25 of the replaced note {safe(hit.replaces)}", f"{hit.base_score:.3f}")
+            table.add_row(
+                f"bm25 of the replaced note {safe(hit.replaces)}", f"{hit.base_score:.3f}"
+            )
         table.add_row("[bold]bm25 total[/]", f"[bold]{hit.base_score:.3f}[/]")
         if hit.boosts is not None:
-            repo_label = "× repo" + (" (same repository)" if hit.boosts.repo > 1 else
-                                     " (other repository)" if hit.boosts.repo < 1 else "")
+            repo_label = "× repo" + (
+                " (same repository)"
+                if hit.boosts.repo > 1
+                else " (other repository)"
+                if hit.boosts.repo < 1
+                else ""
+            )
             table.add_row(repo_label, f"{hit.boosts.repo:.3f}")
             table.add_row(f"× confidence ({safe(hit.confidence)})", f"{hit.boosts.confidence:.3f}")
             table.add_row(f"× recency ({hit.date})", f"{hit.boosts.recency:.3f}")

@@ -35,7 +35,9 @@ def run(args: argparse.Namespace) -> int:
     if note_id.endswith(".md"):
         note_id = note_id.rsplit("/", 1)[-1][:-3]
     if not note_id or len(note_id) > MAX_ID_LENGTH or not note_id.isprintable():
-        raise UsageError(f"'{note_id[:80]}' is not a note id.", fix="Ids look like scope--topic--2026-11-02.")
+        raise UsageError(
+            f"'{note_id[:80]}' is not a note id.", fix="Ids look like scope--topic--2026-11-02."
+        )
     vault = resolve_vault(args.vault)
     found = get_note(vault.root, note_id)
     if found is None:

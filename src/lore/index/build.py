@@ -132,7 +132,9 @@ def open_index(
             f"another lore process is building the index at {path}; try again shortly."
         ) from None
     except OSError as exc:
-        raise IndexUnavailable(f"cannot write the index at {path}: {exc.strerror or exc}.") from None
+        raise IndexUnavailable(
+            f"cannot write the index at {path}: {exc.strerror or exc}."
+        ) from None
 
 
 def _ensure_gitignored(root: Path) -> None:

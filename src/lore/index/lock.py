@@ -7,14 +7,13 @@ then re-checks whether another process already did the work.
 from __future__ import annotations
 
 import os
+import sys
 import time
 from pathlib import Path
 from types import TracebackType
 
-try:
+if sys.platform != "win32":
     import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
 
 
 class LockTimeout(Exception):
@@ -31,7 +30,7 @@ class FileLock:
     def acquire(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        if fcntl is None:  # pragma: no cover - Windows: best effort, no lock
+        if sys.platform == "win32":  # pragma: no cover - best effort there: no lock
             self._fd = fd
             return
         deadline = time.monotonic() + self.timeout
@@ -50,7 +49,7 @@ class FileLock:
     def release(self) -> None:
         if self._fd is None:
             return
-        if fcntl is not None:
+        if sys.platform != "win32":
             fcntl.flock(self._fd, fcntl.LOCK_UN)
         os.close(self._fd)
         self._fd = None

@@ -199,7 +199,11 @@ def _hit(row: tuple[Any, ...], settings: dict[str, Any], repo: str | None, today
     repos = json.loads(row[5])
     base = float(row[-1])
     boosts = compute_boosts(
-        settings, note_repos=repos, current_repo=repo, confidence=row[7], note_date=row[8],
+        settings,
+        note_repos=repos,
+        current_repo=repo,
+        confidence=row[7],
+        note_date=row[8],
         today=today,
     )
     return Hit(

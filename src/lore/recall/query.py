@@ -20,19 +20,20 @@ MAX_QUERY_CHARS = 2000
 
 STOP_WORDS = frozenset(
     """
-    a about above after again against all am an and any are aren't as at be because been
-    before being below between both but by can can't cannot could couldn't did didn't do
-    does doesn't doing don't down during each few for from further had hadn't has hasn't
-    have haven't having he her here hers herself him himself his how i if in into is isn't
-    it it's its itself just let's me more most mustn't my myself no nor not of off on once
-    only or other ought our ours ourselves out over own same shan't she should shouldn't so
-    some such than that that's the their theirs them themselves then there there's these
-    they this those through to too under until up very was wasn't we were weren't what
-    what's when where which while who whom why with won't would wouldn't you your yours
-    yourself yourselves use used using uses get gets got make makes made need needs needed
-    want wants way ways thing things also still via per etc e.g i.e vs should does do
-    happen happens tell know please instead whether one two anything something
-    """.split()
+    a about above after again against all also am an and any anything are aren't as at
+    be because been before being below between both but by can can't cannot could
+    couldn't did didn't do does doesn't doing don't down during e.g each etc few for
+    from further get gets got had hadn't happen happens has hasn't have haven't having
+    he her here hers herself him himself his how i i.e if in instead into is isn't it
+    it's its itself just know let's made make makes me more most mustn't my myself need
+    needed needs no nor not of off on once one only or other ought our ours ourselves
+    out over own per please same shan't she should shouldn't so some something still
+    such tell than that that's the their theirs them themselves then there there's these
+    they thing things this those through to too two under until up use used uses using
+    very via vs want wants was wasn't way ways we were weren't what what's when where
+    whether which while who whom why with won't would wouldn't you your yours yourself
+    yourselves
+    """.split()  # noqa: SIM905 - a word list reads best as text
 )
 
 _TOKEN = re.compile(r"[^\W_](?:[\w./:@#+-]*[^\W_])?", re.UNICODE)

@@ -121,15 +121,33 @@ def recall_by_scan(root: Path, request: RecallRequest) -> RecallResult:
                 continue
             replaces, note = nid, notes[target]
         base = sum(t.score for t in terms)
-        boosts = compute_boosts(settings, note_repos=list(note.repo), current_repo=request.repo,
-                                confidence=note.confidence, note_date=note.date, today=today)
+        boosts = compute_boosts(
+            settings,
+            note_repos=list(note.repo),
+            current_repo=request.repo,
+            confidence=note.confidence,
+            note_date=note.date,
+            today=today,
+        )
         inactive = statuses.get(note.id)
         hits[note.id] = Hit(
-            id=note.id, title=note.title, path=note.path, type=note.type, repo=list(note.repo),
-            tags=list(note.tags), confidence=note.confidence, date=note.date, author=note.author,
-            summary=note.summary, score=base * boosts.total, snippet=_snippet(note, phrases),
-            active=inactive is None, inactive_reason=inactive.reason if inactive else None,
-            replaces=replaces, base_score=base, boosts=boosts,
+            id=note.id,
+            title=note.title,
+            path=note.path,
+            type=note.type,
+            repo=list(note.repo),
+            tags=list(note.tags),
+            confidence=note.confidence,
+            date=note.date,
+            author=note.author,
+            summary=note.summary,
+            score=base * boosts.total,
+            snippet=_snippet(note, phrases),
+            active=inactive is None,
+            inactive_reason=inactive.reason if inactive else None,
+            replaces=replaces,
+            base_score=base,
+            boosts=boosts,
             terms=sorted(terms, key=lambda t: -t.score) if request.explain else [],
         )
     result.hits = sorted(hits.values(), key=lambda h: (-h.score, h.id))[: request.limit]

@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from lore.errors import GitError
@@ -259,3 +260,80 @@ def init_and_commit(root: Path, message: str, *, author: tuple[str, str] | None 
         identity = ["-c", f"user.name={author[0]}", "-c", f"user.email={author[1]}"]
     run_git([*identity, "commit", "-q", "--no-gpg-sign", "--no-verify", "-m", message], root)
     return run_git(["rev-parse", "HEAD"], root).stdout.decode().strip()
+
+
+# ---- pull-request plumbing for the curator (`lore curate --base --head`) ----
+
+
+def resolve_commit(root: Path, ref: str) -> str | None:
+    """The commit a branch, tag or sha names, or None when there is none."""
+    if not ref or ref.startswith("-") or "\n" in ref:
+        return None
+    result = run_git(["rev-parse", "--verify", "-q", f"{ref}^{{commit}}"], root, check=False)
+    text = result.stdout.decode("utf-8", "replace").strip()
+    return text if result.returncode == 0 and _SHA.match(text) else None
+
+
+def merge_base(root: Path, one: str, other: str) -> str | None:
+    result = run_git(["merge-base", one, other], root, check=False)
+    text = result.stdout.decode().strip()
+    return text if result.returncode == 0 and _SHA.match(text) else None
+
+
+@dataclass(frozen=True)
+class TreeChange:
+    """One path that differs between two commits, with its modes (120000 = symlink)."""
+
+    status: str  # A, M, D or T
+    old_mode: str
+    new_mode: str
+    new_sha: str
+    path: str
+
+
+def diff_tree(root: Path, old: str, new: str) -> list[TreeChange]:
+    """Every path that differs between two commits (`git diff --raw`, no rename detection)."""
+    result = run_git(["diff", "--raw", "--no-renames", "--no-abbrev", "-z", old, new], root)
+    fields = result.stdout.split(b"\0")
+    changes: list[TreeChange] = []
+    for index in range(0, len(fields) - 1, 2):
+        meta = fields[index].decode("ascii", "replace").lstrip(":").split()
+        if len(meta) < 5:
+            continue
+        path = fields[index + 1].decode("utf-8", "surrogateescape")
+        changes.append(TreeChange(meta[4][:1], meta[0], meta[1], meta[3], path))
+    return changes
+
+
+def blobs_in_range(root: Path, base: str, head: str, max_bytes: int) -> dict[str, str]:
+    """Blob sha -> a path it had, for every blob reachable from `head` but not `base`.
+
+    That is every file version any commit of `base..head` introduced, including
+    versions a later commit removed again; blobs over `max_bytes` are left out.
+    """
+    result = run_git(
+        [
+            "rev-list",
+            "--objects",
+            f"--filter=combine:object:type=blob+blob:limit={max_bytes}",
+            "--filter-provided-objects",
+            f"{base}..{head}",
+        ],
+        root,
+    )
+    blobs: dict[str, str] = {}
+    for line in result.stdout.split(b"\n"):
+        sha, _, path = line.partition(b" ")
+        if path:
+            blobs[sha.decode()] = path.decode("utf-8", "surrogateescape")
+    return blobs
+
+
+def commits_with_blob(root: Path, base: str, head: str, blob: str) -> list[str]:
+    """Commits of `base..head` (oldest first) that added or removed a blob."""
+    result = run_git(
+        ["log", "--format=%H", "--reverse", f"--find-object={blob}", f"{base}..{head}"],
+        root,
+        check=False,
+    )
+    return result.stdout.decode().split() if result.returncode == 0 else []

@@ -45,7 +45,7 @@ def seed_files() -> dict[str, bytes]:
 
 def write_files(dest: Path, files: dict[str, bytes]) -> None:
     """Write files under `dest`, refusing to overwrite anything that is already there."""
-    for relative, data in files.items():
+    for relative in files:
         target = dest / relative
         if target.exists():
             raise LoreError(

@@ -36,7 +36,7 @@ def is_note_path(path: str) -> bool:
 
 
 def current_version(root: Path) -> tuple[str, str] | None:
-    """("git", HEAD) cheaply for a git vault with commits; ("git", "") with none; None if not git."""
+    """("git", HEAD) read cheaply; ("git", "") before the first commit; None without git."""
     if git.find_git_dir(root) is None or not git.is_git_work_tree(root):
         return None
     return "git", git.head_commit(root) or ""

@@ -1,0 +1,173 @@
+"""The command line as people and agents meet it: help, errors, exit codes, the demo."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from lore import __version__
+from lore.cli.main import COMMANDS, main
+from tests.support import Vault, note_text
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+def run_lore(
+    *args: str, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "lore", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        cwd=cwd,
+        timeout=120,
+    )
+
+
+def test_version() -> None:
+    result = run_lore("--version")
+    assert result.returncode == 0
+    assert result.stdout.strip() == f"lore {__version__}"
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_every_command_has_help_and_docs(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main([command, "--help"])
+    assert exited.value.code == 0
+    assert len(capsys.readouterr().out) > 200
+    reference = (DOCS / "cli.md").read_text(encoding="utf-8")
+    assert f"## `lore {command}" in reference, f"docs/cli.md has no section for lore {command}"
+
+
+def test_no_vault_is_a_clear_error() -> None:
+    result = run_lore("recall", "anything")
+    assert result.returncode == 2
+    assert result.stderr.startswith("lore: No vault is configured.")
+    assert "Traceback" not in result.stderr
+
+
+def test_missing_vault_folder(tmp_path: Path) -> None:
+    result = run_lore("recall", "x", "--vault", str(tmp_path / "nope"))
+    assert result.returncode == 2
+    assert "does not exist" in result.stderr
+
+
+def test_config_default_vault(make_vault: Callable[..., Vault], isolated_home: Path) -> None:
+    vault = make_vault({"scope--topic--2026-01-01": note_text()})
+    (isolated_home / "config.toml").write_text(
+        f'default = "team"\n[vaults.team]\npath = "{vault.root}"\n', encoding="utf-8"
+    )
+    result = run_lore("recall", "--json", "httpx")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["results"][0]["id"] == "scope--topic--2026-01-01"
+
+
+def test_broken_config_names_the_file(isolated_home: Path) -> None:
+    (isolated_home / "config.toml").write_text("default = [unclosed\n", encoding="utf-8")
+    result = run_lore("recall", "x")
+    assert result.returncode == 2
+    assert "config.toml" in result.stderr and "not valid TOML" in result.stderr
+
+
+def test_show(make_vault: Callable[..., Vault], capsys: pytest.CaptureFixture[str]) -> None:
+    vault = make_vault(
+        {
+            "scope--topic--2026-01-01": note_text(
+                body="## What\nHidden\u202e text and \x1b[31m escapes are removed.\n"
+            )
+        }
+    )
+    assert main(["show", "scope--topic--2026-01-01", "--vault", str(vault.root)]) == 0
+    out = capsys.readouterr().out
+    assert "title: Integration tests use httpx" in out
+    assert "\u202e" not in out and "\x1b" not in out
+    assert main(["show", "scope--topic--2026-01-01", "--json", "--vault", str(vault.root)]) == 0
+    assert json.loads(capsys.readouterr().out)["active"] is True
+    assert main(["show", "scope--topik--2026-01-01", "--vault", str(vault.root)]) == 2
+    assert "Did you mean scope--topic--2026-01-01?" in capsys.readouterr().err
+
+
+def test_index_command(
+    make_vault: Callable[..., Vault], capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = make_vault(
+        {"scope--topic--2026-01-01": note_text(), "broken--note--2026-01-01": "no frontmatter\n"}
+    )
+    vault.write("local--edit--2026-01-02", note_text("not committed"))
+    assert main(["index", "--json", "--check", "--vault", str(vault.root)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["notes"] == 1
+    assert data["integrity"] == "ok"
+    assert data["skipped"][0]["path"] == "notes/broken--note--2026-01-01.md"
+    assert data["uncommitted"] == ["notes/local--edit--2026-01-02.md"]
+    assert main(["index", "--rebuild", "--vault", str(vault.root)]) == 0
+    out = capsys.readouterr().out
+    assert "rebuilt" in out and "not served until they are committed" in out
+
+
+def test_unexpected_error_exits_3_with_a_log(
+    make_vault: Callable[..., Vault],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    isolated_home: Path,
+) -> None:
+    # A stand-in bug: the only way to provoke an internal error on purpose.
+    import lore.recall.engine
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.setattr(lore.recall.engine, "recall", broken)
+    vault = make_vault()
+    assert main(["recall", "x", "--vault", str(vault.root)]) == 3
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "simulated bug" in err
+    logs = list((isolated_home / "lore-home" / "logs").glob("crash-*.log"))
+    assert logs and "Traceback" in logs[0].read_text()
+
+
+def test_demo_builds_a_vault_and_recalls(tmp_path: Path) -> None:
+    target = tmp_path / "demo"
+    result = run_lore("demo", str(target), env={"COLUMNS": "120"})
+    assert result.returncode == 0, result.stderr
+    assert len(list((target / "notes").glob("*.md"))) >= 40
+    assert (target / ".git").is_dir()
+    status = subprocess.run(
+        ["git", "status", "--porcelain"], cwd=target, capture_output=True, text=True, check=True
+    )
+    assert status.stdout == ""  # the index lives in .lore/, which git ignores
+    assert "replaces postgres--pgbouncer-session-pooling" in result.stdout
+    assert "× repo (same repository)" in result.stdout
+    assert "bm25 total" in result.stdout
+    again = run_lore("demo", str(target))
+    assert again.returncode == 2
+    assert "not an empty folder" in again.stderr
+
+
+def test_demo_notes_pass_the_parser_and_taxonomy() -> None:
+    from lore.demo import demo_files
+    from lore.note.parse import inspect_note
+    from lore.taxonomy import parse_taxonomy
+
+    files = demo_files()
+    taxonomy = parse_taxonomy(files["_taxonomy.md"].decode())
+    assert taxonomy.problems == []
+    notes = {p: d for p, d in files.items() if p.startswith("notes/")}
+    assert len(notes) >= 40
+    for path, data in notes.items():
+        report = inspect_note(data, path)
+        assert report.problems == [], path
+        note = report.note
+        assert note is not None
+        assert note.type in taxonomy.types, path
+        assert all(tag in taxonomy.tags for tag in note.tags), path
+        assert all(repo in taxonomy.repos for repo in note.repo), path
