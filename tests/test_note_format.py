@@ -157,7 +157,9 @@ def test_ids() -> None:
 
 _text = (
     st.text(
-        alphabet=st.characters(blacklist_categories=("Cs",), max_codepoint=0x2FFFF),
+        alphabet=st.characters(
+            blacklist_categories=("Cs",), blacklist_characters="\r\n", max_codepoint=0x2FFFF
+        ),
         min_size=1,
         max_size=60,
     )
@@ -219,3 +221,51 @@ def test_render_parse_round_trip(
     parsed = parse_note(text.encode(), note.path)
     assert parsed == note
     assert render_note(parsed) == text
+
+
+# --- property: the fast path reads frontmatter exactly as YAML does ----------------------
+
+_line_value = st.one_of(
+    st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")), max_size=40),
+    st.lists(st.text(alphabet="abcxyz019_./+@ -:#&*'\"[]{}", max_size=12), max_size=4).map(
+        lambda items: "[" + ", ".join(items) + "]"
+    ),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.from_regex(r"[a-z_][a-z0-9_-]{0,8}", fullmatch=True), _line_value),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_fast_frontmatter_path_agrees_with_yaml(pairs: list[tuple[str, str]]) -> None:
+    from lore.yamlio import YamlProblem, _StrictLoader, fast_flat_mapping
+
+    text = "".join(f"{key}: {value}\n" for key, value in pairs)
+    fast = fast_flat_mapping(text)
+    if fast is None:
+        return
+    loader = _StrictLoader(text)
+    try:
+        slow = loader.get_single_data()
+    except (YamlProblem, Exception):  # noqa: BLE001 - YAML refused what the fast path took
+        raise AssertionError(f"fast path accepted what YAML rejects: {text!r}") from None
+    finally:
+        loader.dispose()
+    normal = {
+        k: [i.strip() for i in v] if isinstance(v, list) else (v or "").strip()
+        for k, v in (slow or {}).items()
+    }
+    assert fast == normal, text
+
+
+def test_typical_frontmatter_takes_the_fast_path() -> None:
+    from lore.note.parse import split_frontmatter
+    from lore.yamlio import fast_flat_mapping
+
+    split = split_frontmatter(note_text(repo="payments-api", source="https://x.test/a?b=c"), PATH)
+    assert not isinstance(split, type(None))
+    assert fast_flat_mapping(split[0]) is not None  # type: ignore[index]

@@ -120,8 +120,55 @@ def _find_alias_line(text: str) -> int | None:
     return None
 
 
+# The common shape of frontmatter, `key: plain value` and `key: [a, b]` on one line each,
+# is read without a YAML parser (a third of a full index build). Anything else, even a
+# comment or a quote, goes to the real parser, so the result is always what YAML reads.
+_FLAT_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*):(?:[ ]+(.*?))?[ ]*$")
+_PLAIN_VALUE = re.compile(r"^[A-Za-z0-9_(./][^\t]*$")
+_FLOW_ITEM = re.compile(r"^[A-Za-z0-9_./][A-Za-z0-9_./+@ -]*$")
+
+
+def _plain_value_ok(value: str) -> bool:
+    return (
+        bool(_PLAIN_VALUE.match(value))
+        and ": " not in value
+        and " #" not in value
+        and not value.endswith(":")
+    )
+
+
+def fast_flat_mapping(text: str) -> dict[str, Any] | None:
+    """The frontmatter when every line is a simple `key: value` or `key: [a, b]`; else None."""
+    result: dict[str, Any] = {}
+    for line in text.split("\n"):
+        if not line:
+            continue
+        match = _FLAT_LINE.match(line)
+        if match is None:
+            return None
+        key, value = match[1], match[2] or ""
+        if key in result:
+            return None
+        if value.startswith("["):
+            if not value.endswith("]"):
+                return None
+            inner = value[1:-1].strip()
+            items = [item.strip() for item in inner.split(",")] if inner else []
+            if not all(_FLOW_ITEM.match(item) and not item.endswith(" -") for item in items):
+                return None
+            result[key] = items
+        elif value and not _plain_value_ok(value):
+            return None
+        else:
+            result[key] = value
+    return result
+
+
 def load_frontmatter(text: str) -> Any:
     """Parse one YAML document of frontmatter; raise `YamlProblem` on anything unsafe."""
+    flat = fast_flat_mapping(text)
+    if flat is not None:
+        return flat
     try:
         alias_line = _find_alias_line(text)
         if alias_line is not None:

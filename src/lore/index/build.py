@@ -28,7 +28,7 @@ from lore.note.status import Links, compute_status
 from lore.paths import INDEX_DIR, index_path
 from lore.vault.snapshot import (
     Snapshot,
-    changed_paths,
+    changed_notes,
     current_version,
     files_digest,
     list_notes,
@@ -64,6 +64,9 @@ def today_iso() -> str:
 def connect(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    # The index is a cache that can be rebuilt: durability across power loss is not
+    # worth an fsync per transaction (WAL keeps it consistent either way).
+    conn.execute("PRAGMA synchronous = NORMAL")
     return conn
 
 
@@ -237,11 +240,11 @@ def _rebuild(
     conn.execute("INSERT INTO notes_fts(notes_fts) VALUES ('delete-all')")
     conn.execute("DELETE FROM notes")
     conn.execute("DELETE FROM skipped")
-    paths = sorted(list_notes(root, snapshot))
-    _insert_notes(conn, root, snapshot, paths, progress, fts=False)
+    notes = list_notes(root, snapshot)
+    _insert_notes(conn, root, snapshot, notes, progress, fts=False)
     conn.execute("INSERT INTO notes_fts(notes_fts) VALUES ('rebuild')")
-    conn.execute("INSERT INTO notes_fts(notes_fts, rank) VALUES ('rank', 'bm25(6, 4, 1, 3)')")
-    return len(paths)
+    conn.execute("INSERT INTO notes_fts(notes_fts) VALUES ('optimize')")
+    return len(notes)
 
 
 def _update(
@@ -251,19 +254,24 @@ def _update(
     old_version: str,
     progress: Progress | None,
 ) -> tuple[str, int]:
+    changes: dict[str, str | None] | None
     if snapshot.kind == "git":
-        paths = changed_paths(root, old_version, snapshot)
-        if paths is None:
+        changes = changed_notes(root, old_version, snapshot)
+        if changes is None:
             return "rebuilt", _rebuild(conn, root, snapshot, progress)
     else:
         current = snapshot.files or {}
         known = dict(conn.execute("SELECT path, signature FROM notes").fetchall())
         known.update(conn.execute("SELECT path, signature FROM skipped").fetchall())
-        paths = sorted(p for p in set(current) | set(known) if current.get(p) != known.get(p))
-    _delete_paths(conn, paths)
-    present = [p for p in paths if snapshot.kind == "git" or p in (snapshot.files or {})]
+        changes = {
+            path: current.get(path)
+            for path in set(current) | set(known)
+            if current.get(path) != known.get(path)
+        }
+    _delete_paths(conn, sorted(changes))
+    present = {path: sig for path, sig in changes.items() if sig is not None}
     _insert_notes(conn, root, snapshot, present, progress, fts=True)
-    return "updated", len(paths)
+    return "updated", len(changes)
 
 
 def _delete_paths(conn: sqlite3.Connection, paths: Iterable[str]) -> None:
@@ -289,7 +297,7 @@ def _insert_notes(
     conn: sqlite3.Connection,
     root: Path,
     snapshot: Snapshot,
-    paths: list[str],
+    wanted: dict[str, str],
     progress: Progress | None,
     *,
     fts: bool,
@@ -297,12 +305,13 @@ def _insert_notes(
     from lore.errors import NoteError
     from lore.note.parse import parse_note
 
+    paths = sorted(wanted)
     total = len(paths)
     done = 0
     batch = 2000
     for start in range(0, total, batch):
         chunk = paths[start : start + batch]
-        contents = read_notes(root, snapshot, chunk)
+        contents = read_notes(root, snapshot, {path: wanted[path] for path in chunk})
         for path in chunk:
             if path not in contents:
                 continue
@@ -315,19 +324,20 @@ def _insert_notes(
                     (path, signature, str(exc)),
                 )
                 continue
-            existing = conn.execute("SELECT path FROM notes WHERE id = ?", (note.id,)).fetchone()
-            if existing:
+            try:
+                cursor = conn.execute(_INSERT, _row(note, signature))
+            except sqlite3.IntegrityError:
+                existing = conn.execute("SELECT path FROM notes WHERE id = ?", (note.id,))
                 conn.execute(
                     "INSERT OR REPLACE INTO skipped(path, signature, problem) VALUES (?, ?, ?)",
                     (
                         path,
                         signature,
                         f"{path}: the id '{note.id}' is already used by "
-                        f"{existing[0]}. Rename one of them.",
+                        f"{existing.fetchone()[0]}. Rename one of them.",
                     ),
                 )
                 continue
-            cursor = conn.execute(_INSERT, _row(note, signature))
             if fts:
                 conn.execute(
                     "INSERT INTO notes_fts(rowid, title, tags, body, files_touched) "

@@ -58,9 +58,8 @@ def _phrase_count(tokens: list[str], phrase: list[str]) -> int:
 
 def recall_by_scan(root: Path, request: RecallRequest) -> RecallResult:
     snapshot = take_snapshot(root)
-    paths = sorted(list_notes(root, snapshot))
     notes: dict[str, Note] = {}
-    for path, (_, raw) in read_notes(root, snapshot, paths).items():
+    for path, (_, raw) in sorted(read_notes(root, snapshot, list_notes(root, snapshot)).items()):
         try:
             note = parse_note(raw, path)
         except NoteError:

@@ -159,19 +159,32 @@ def list_tree(root: Path, commit: str, folder: str) -> dict[str, str]:
     return files
 
 
-def diff_names(root: Path, old: str, new: str, folder: str) -> list[tuple[str, str]]:
-    """(status letter, path) for each file under `folder` that differs between two commits."""
+def diff_blobs(root: Path, old: str, new: str, folder: str) -> dict[str, str | None]:
+    """Files under `folder` that differ between two commits: path -> new blob sha (None if gone)."""
     result = run_git(
-        ["diff", "--name-status", "--no-renames", "-z", old, new, "--", f"{folder.rstrip('/')}/"],
+        [
+            "diff",
+            "--raw",
+            "--no-renames",
+            "--no-abbrev",
+            "-z",
+            old,
+            new,
+            "--",
+            f"{folder.rstrip('/')}/",
+        ],
         root,
     )
     fields = result.stdout.split(b"\0")
-    changes: list[tuple[str, str]] = []
+    changes: dict[str, str | None] = {}
     for index in range(0, len(fields) - 1, 2):
-        status = fields[index].decode()
-        if not status:
+        meta = fields[index].decode()
+        if not meta.startswith(":"):
             continue
-        changes.append((status[0], fields[index + 1].decode("utf-8", "surrogateescape")))
+        _, new_mode, _, new_sha, status = meta[1:].split()
+        path = fields[index + 1].decode("utf-8", "surrogateescape")
+        regular = new_mode in ("100644", "100755")
+        changes[path] = new_sha if status[0] != "D" and regular else None
     return changes
 
 

@@ -85,14 +85,15 @@ def list_notes(root: Path, snapshot: Snapshot) -> dict[str, str]:
     }
 
 
-def read_notes(root: Path, snapshot: Snapshot, paths: list[str]) -> dict[str, tuple[str, bytes]]:
-    """path -> (signature, raw bytes) for the notes asked for, as the snapshot has them."""
+def read_notes(
+    root: Path, snapshot: Snapshot, wanted: dict[str, str]
+) -> dict[str, tuple[str, bytes]]:
+    """path -> (signature, raw bytes) for the notes asked for (path -> signature)."""
     if snapshot.kind == "git":
-        named = git.read_objects(root, [f"{snapshot.version}:{p}" for p in paths])
-        prefix = len(snapshot.version) + 1
-        return {name[prefix:]: value for name, value in named.items()}
+        blobs = git.read_objects(root, wanted.values())
+        return {path: blobs[sha] for path, sha in wanted.items() if sha in blobs}
     result: dict[str, tuple[str, bytes]] = {}
-    for path in paths:
+    for path in wanted:
         file = root / path
         try:
             stat = file.stat()
@@ -121,12 +122,12 @@ def read_vault_file(root: Path, snapshot: Snapshot, name: str) -> str | None:
         return None
 
 
-def changed_paths(root: Path, old: Snapshot | str, new: Snapshot) -> list[str] | None:
-    """Note paths that differ between the indexed version and `new`; None = rebuild."""
-    if new.kind != "git" or not isinstance(old, str) or not old or not new.version:
+def changed_notes(root: Path, old: str, new: Snapshot) -> dict[str, str | None] | None:
+    """Notes that differ between the indexed commit and `new`: path -> signature (None = gone).
+
+    None when it cannot be known from git (no old commit, or history was rewritten).
+    """
+    if new.kind != "git" or not old or not new.version or not git.commit_exists(root, old):
         return None
-    if not git.commit_exists(root, old):
-        return None
-    return [
-        path for _, path in git.diff_names(root, old, new.version, NOTES_DIR) if is_note_path(path)
-    ]
+    changes = git.diff_blobs(root, old, new.version, NOTES_DIR)
+    return {path: sig for path, sig in changes.items() if is_note_path(path)}
