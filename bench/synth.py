@@ -1,9 +1,12 @@
 """Generate a synthetic vault of N engineering notes as a real git repository.
 
-Notes follow DESIGN.md 2.1: a title of 5-10 words, 40-200 words of body drawn from
-an engineering vocabulary with a Zipf-like distribution (so some words are common
-and most are rare, as in real notes), tags from the default taxonomy, a repository
-for 60 % of notes, and a few supersessions. Deterministic for a given seed.
+Notes follow DESIGN.md 2.1: a title of 5-10 words and 40-200 words of body, tags
+from the default taxonomy, a repository for 60 % of notes, files_touched for 30 %,
+and a few supersessions. Text is topical, as in a real vault: each note is about one
+of 400 topics and draws 60 % of its words from that topic's 25 words and 40 % from
+a shared engineering vocabulary with a Zipf distribution (the most common word in
+about a fifth of the notes, most words rare). Queries pick a topic and ask with 2-6 of its words plus a common
+word. Deterministic for a given seed.
 
     python bench/synth.py 10000 /tmp/vault-10k
 """
@@ -42,7 +45,7 @@ memory leak cpu profile heap gc thread async await event loop pool connection so
 REPOS = [f"service-{i:02d}" for i in range(20)]
 
 
-def vocabulary(rng: random.Random, size: int = 4000) -> list[str]:
+def vocabulary(rng: random.Random, size: int = 12000) -> list[str]:
     words = list(BASE_WORDS)
     random.Random(3).shuffle(words)  # engineering words first (common), invented ones after
     syllables = ["ka", "lo", "mi", "ren", "tor", "ba", "zen", "ql", "fy", "dex", "pro", "vis"]
@@ -52,7 +55,9 @@ def vocabulary(rng: random.Random, size: int = 4000) -> list[str]:
 
 
 def zipf_sampler(rng: random.Random, words: list[str]):  # type: ignore[no-untyped-def]
-    weights = [1.0 / (rank + 1) ** 1.05 for rank in range(len(words))]
+    # Zipf from rank 30 on: the ranks above it are the stop words real text has and
+    # queries drop, so the most common content word appears in about a fifth of notes.
+    weights = [1.0 / (rank + 30) for rank in range(len(words))]
 
     def sample(count: int) -> list[str]:
         return rng.choices(words, weights=weights, k=count)
@@ -60,10 +65,29 @@ def zipf_sampler(rng: random.Random, words: list[str]):  # type: ignore[no-untyp
     return sample
 
 
+TOPICS = 400
+TOPIC_WORDS = 25
+
+
+def topics(words: list[str]) -> list[list[str]]:
+    rng = random.Random(5)
+    return [rng.sample(words, TOPIC_WORDS) for _ in range(TOPICS)]
+
+
 def make_vault(count: int, dest: Path, seed: int = 7) -> list[str]:
     rng = random.Random(seed)
-    words = vocabulary(rng)
-    sample = zipf_sampler(rng, words)
+    words = vocabulary(random.Random(7))
+    general = zipf_sampler(rng, words)
+    topic_list = topics(words)
+
+    def sample(size: int, topic: list[str] | None = None) -> list[str]:
+        if topic is None:
+            return general(size)
+        from_topic = sum(1 for _ in range(size) if rng.random() < 0.6)
+        chosen = [*(rng.choice(topic) for _ in range(from_topic)), *general(size - from_topic)]
+        rng.shuffle(chosen)
+        return chosen
+
     files = seed_files()
     taxonomy_text = files["_taxonomy.md"].decode()
     repo_lines = "\n".join(f"- `{r}` — Synthetic repository {r}." for r in REPOS)
@@ -77,7 +101,8 @@ def make_vault(count: int, dest: Path, seed: int = 7) -> list[str]:
     write_files(dest, files)
     ids: list[str] = []
     for number in range(count):
-        title_words = sample(rng.randint(5, 10))
+        topic = topic_list[rng.randrange(TOPICS)]
+        title_words = sample(rng.randint(5, 10), topic)
         year, month, day = rng.randint(2023, 2026), rng.randint(1, 12), rng.randint(1, 28)
         note_id = f"{title_words[0]}--{'-'.join(title_words[1:4])}-{number}--{year}-{month:02d}-{day:02d}"
         ids.append(note_id)
@@ -97,7 +122,7 @@ def make_vault(count: int, dest: Path, seed: int = 7) -> list[str]:
             lines.append(f"supersedes: [{ids[rng.randrange(number)]}]")
         lines.append(f"author: dev{rng.randint(1, 60)}")
         lines.append("---")
-        body_words = sample(rng.randint(40, 200))
+        body_words = sample(rng.randint(40, 200), topic)
         what = " ".join(body_words[:15]).capitalize() + "."
         why = " ".join(body_words[15:]).capitalize() + "."
         text = "\n".join(lines) + f"\n## What\n{what}\n\n## Why\n{why}\n"
@@ -119,10 +144,15 @@ def queries(count: int = 60, seed: int = 11) -> list[str]:
     """Natural-length queries over the same vocabulary (common and rare words mixed)."""
     rng = random.Random(seed)
     words = vocabulary(random.Random(7))
-    sample = zipf_sampler(rng, words)
+    common = words[:40]
+    topic_list = topics(words)
     lead = ["why does", "how do we", "what is the", "when should we", ""]
-    return [f"{rng.choice(lead)} {' '.join(sample(rng.randint(2, 6)))}".strip()
-            for _ in range(count)]
+    result = []
+    for _ in range(count):
+        topic = topic_list[rng.randrange(TOPICS)]
+        asked = [*rng.sample(topic, rng.randint(2, 5)), rng.choice(common)]
+        result.append(f"{rng.choice(lead)} {' '.join(asked)}".strip())
+    return result
 
 
 def main() -> None:

@@ -256,7 +256,7 @@ def test_fast_frontmatter_path_agrees_with_yaml(pairs: list[tuple[str, str]]) ->
     finally:
         loader.dispose()
     normal = {
-        k: [i.strip() for i in v] if isinstance(v, list) else (v or "").strip()
+        k: [i.strip() for i in v] if isinstance(v, list) else (v.strip() if v else v)
         for k, v in (slow or {}).items()
     }
     assert fast == normal, text

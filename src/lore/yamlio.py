@@ -35,8 +35,10 @@ else:  # pragma: no cover - depends on how PyYAML was built
 
 
 MAX_DEPTH = 8
+_NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
 _ALLOWED_TAGS = frozenset(
     {
+        "tag:yaml.org,2002:null",
         "tag:yaml.org,2002:str",
         "tag:yaml.org,2002:seq",
         "tag:yaml.org,2002:map",
@@ -56,6 +58,8 @@ class YamlProblem(Exception):
 
 
 class _StrictLoader(_Parser, SafeConstructor, BaseResolver):
+    """Plain `~`, `null` and empty values are null; every other scalar is a string."""
+
     def __init__(self, stream: str) -> None:
         _Parser.__init__(self, stream)
         SafeConstructor.__init__(self)
@@ -75,6 +79,9 @@ class _StrictLoader(_Parser, SafeConstructor, BaseResolver):
                 )
             seen[key] = line
         return super().construct_mapping(node, deep=deep)
+
+
+_StrictLoader.add_implicit_resolver("tag:yaml.org,2002:null", _NULL, ["~", "n", "N", ""])
 
 
 def _check_node(node: Any, depth: int = 0) -> None:
@@ -157,7 +164,9 @@ def fast_flat_mapping(text: str) -> dict[str, Any] | None:
             if not all(_FLOW_ITEM.match(item) and not item.endswith(" -") for item in items):
                 return None
             result[key] = items
-        elif value and not _plain_value_ok(value):
+        elif _NULL.match(value):
+            result[key] = None
+        elif not _plain_value_ok(value):
             return None
         else:
             result[key] = value

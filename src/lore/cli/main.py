@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "show": ("lore.cli.show_cmd", "print one note by id"),
     "index": ("lore.cli.index_cmd", "show the local index's state, or rebuild it"),
     "demo": ("lore.cli.demo_cmd", "create a demo vault and run a few recalls in it"),
+    "curate": ("lore.cli.curate_cmd", "review notes: taxonomy, conventions, secrets, injection"),
 }
 
 DESCRIPTION = """\

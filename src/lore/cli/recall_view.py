@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from lore.cli.output import console, safe
-from lore.recall.engine import HIGHLIGHT, RecallResult
+from lore.recall.engine import RecallResult
+from lore.recall.snippet import HIGHLIGHT
 
 
 def _snippet(text: str) -> str:

@@ -399,9 +399,6 @@ def _store_vault_files(conn: sqlite3.Connection, root: Path, snapshot: Snapshot)
             "settings_problem": settings_problem,
         },
     )
-    weights = recall_settings(settings)["weights"]
-    rank = "bm25({}, {}, {}, {})".format(*(float(weights[c]) for c in FTS_COLUMNS))
-    conn.execute("INSERT INTO notes_fts(notes_fts, rank) VALUES ('rank', ?)", (rank,))
 
 
 def _refresh_statuses(conn: sqlite3.Connection, today: str) -> None:

@@ -27,7 +27,6 @@ MAX_FRONTMATTER_BYTES = 8 * 1024
 _FENCE = re.compile(r"^---[ \t]*$")
 _END_FENCE = re.compile(r"^(---|\.\.\.)[ \t]*$")
 _KEY_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:")
-_NULLS = frozenset({"", "~", "null", "Null", "NULL"})
 _DATE_PREFIX = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:$|[T ][0-9:.+\-Z ]*$)")
 
 
@@ -210,7 +209,7 @@ def _build_note(data: dict[Any, Any], body: str, path: str, report: NoteReport) 
             continue
         if key_text in LIST_FIELDS:
             items = value if isinstance(value, list) else [value]
-            if value is None or (isinstance(value, str) and value.strip() in _NULLS):
+            if value is None or (isinstance(value, str) and not value.strip()):
                 items = []
             if not all(isinstance(item, str) for item in items):
                 problem(
@@ -222,6 +221,8 @@ def _build_note(data: dict[Any, Any], body: str, path: str, report: NoteReport) 
                 continue
             values[key_text] = tuple(item.strip() for item in items if item.strip())
         else:
+            if value is None:
+                continue
             text = _as_text(value)
             if text is None:
                 problem(
@@ -231,7 +232,7 @@ def _build_note(data: dict[Any, Any], body: str, path: str, report: NoteReport) 
                     f"Write it as {key_text}: value.",
                 )
                 continue
-            if text in _NULLS:
+            if not text:
                 continue
             values[key_text] = text
 

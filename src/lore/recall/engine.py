@@ -10,20 +10,21 @@ computed only for the notes returned.
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
+from collections.abc import Sized
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any
 
+from lore.index.schema import FTS_COLUMNS
 from lore.recall.query import QueryPlan, build_query
 from lore.recall.rank import Boosts, compute_boosts
+from lore.recall.snippet import HIGHLIGHT, make_snippet
 from lore.sanitize import sanitize_text
 
 CANDIDATES = 200
-SNIPPET_TOKENS = 16
-HIGHLIGHT = ("\x02", "\x03")  # replaced by the output layer (bold, or ** in JSON)
+CHUNK = 16  # candidates whose boosts are computed at a time (see the early stop in `rank`)
 
 
 @dataclass
@@ -135,47 +136,126 @@ def recall_in_index(
     )
     if plan.empty or request.limit <= 0:
         return result
-    today = today or date.today()
 
-    where, params = _filters(request)
-    rows = conn.execute(
-        f"SELECT {_COLUMNS}, -rank FROM notes_fts JOIN notes n ON n.rowid = notes_fts.rowid "
-        f"WHERE notes_fts MATCH ? {where} ORDER BY rank LIMIT {CANDIDATES}",
-        (plan.match, *params),
-    ).fetchall()
-
-    hits: dict[str, Hit] = {}
-    replacements: dict[str, tuple[str, float]] = {}  # replacing id -> (matched id, bm25)
-    for row in rows:
-        hit = _hit(row, settings, request.repo, today)
-        if hit.active or request.include_inactive:
-            hits[hit.id] = hit
-        elif row[13]:  # superseded: the note that replaced it answers instead
-            target = _final_replacement(conn, row[13])
-            if target and (target not in replacements or replacements[target][1] < row[-1]):
-                replacements[target] = (hit.id, row[-1])
-    for target, (matched, score) in replacements.items():
-        if target in hits:
-            existing = hits[target]
-            existing.replaces = matched
-            if score > existing.base_score:  # answer with the strength of the match
-                existing.base_score = score
-                existing.score = score * (existing.boosts.total if existing.boosts else 1.0)
-            continue
-        row = conn.execute(
-            f"SELECT {_COLUMNS}, ? FROM notes n WHERE n.id = ?{where}", (score, target, *params)
-        ).fetchone()
-        if row is not None:
-            hit = _hit(row, settings, request.repo, today)
-            hit.replaces = matched
-            hits[target] = hit
-
-    ranked = sorted(hits.values(), key=lambda h: (-h.score, h.id))[: request.limit]
-    _add_snippets(conn, plan, ranked)
+    ranker = _Ranker(conn, request, settings, today or date.today())
+    hits, bodies = ranker.rank(plan)
+    _add_snippets(plan, hits, bodies)
     if request.explain:
-        _add_term_scores(conn, plan, ranked)
-    result.hits = ranked
+        _add_term_scores(conn, plan, hits, ranker.bm25_sql)
+    result.hits = hits
     return result
+
+
+class _Ranker:
+    """Stage one in FTS5 (BM25 top candidates), stage two in Python (boosts, statuses)."""
+
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        request: RecallRequest,
+        settings: dict[str, Any],
+        today: date,
+    ) -> None:
+        self.conn = conn
+        self.request = request
+        self.settings = settings
+        self.today = today
+        self.where, self.params = _filters(request)
+        weights = settings["weights"]
+        values = ", ".join(f"{float(weights[column]):g}" for column in FTS_COLUMNS)
+        self.bm25_sql = f"bm25(notes_fts, {values})"  # numbers only, from the index's settings
+
+    def boosts(self, repos: str, confidence: str, day: str) -> Boosts:
+        return compute_boosts(
+            self.settings,
+            note_repos=json.loads(repos),
+            current_repo=self.request.repo,
+            confidence=confidence,
+            note_date=day,
+            today=self.today,
+        )
+
+    def candidates(self, match: str) -> dict[int, float]:
+        """The top candidates by BM25 (with column weights) and their scores."""
+        if self.where:
+            sql = (
+                f"SELECT notes_fts.rowid, -{self.bm25_sql} AS s FROM notes_fts JOIN notes n "
+                f"ON n.rowid = notes_fts.rowid WHERE notes_fts MATCH ?{self.where} "
+                f"ORDER BY s DESC LIMIT {CANDIDATES}"
+            )
+        else:
+            sql = (
+                f"SELECT rowid, -{self.bm25_sql} AS s FROM notes_fts WHERE notes_fts MATCH ? "
+                f"ORDER BY s DESC LIMIT {CANDIDATES}"
+            )
+        return dict(self.conn.execute(sql, (match, *self.params)).fetchall())
+
+    def max_boost(self) -> float:
+        """No note's boosts multiply to more than this: it bounds what a candidate can reach."""
+        settings = self.settings
+        repo = max(1.0, float(settings["repo_boost"]), float(settings["other_repo_factor"]))
+        confidence = max([1.0, *(float(v) for v in settings["confidence"].values())])
+        return repo * confidence * max(1.0, float(settings["recency_max_boost"]))
+
+    def rank(self, plan: QueryPlan) -> tuple[list[Hit], dict[int, str]]:
+        """The hits in order, and the bodies of those notes (for snippets)."""
+        bm25 = self.candidates(plan.match)
+        order = sorted(bm25, key=lambda rowid: -bm25[rowid])
+        ceiling = self.max_boost()
+        limit = self.request.limit
+        boosts: dict[int, Boosts] = {}
+        scores: dict[int, float] = {}
+        replaced: dict[int, tuple[int, float]] = {}  # replacement -> (matched rowid, its bm25)
+        for start in range(0, len(order), CHUNK):
+            # Exact early stop: candidates come in falling BM25 order, so once the next one
+            # could not beat the current limit-th score even at the highest boost, none can.
+            if len(scores) >= limit:
+                kth = sorted(scores.values(), reverse=True)[limit - 1]
+                if bm25[order[start]] * ceiling < kth:
+                    break
+            chunk = order[start : start + CHUNK]
+            rows = self.conn.execute(
+                "SELECT rowid, repo, confidence, date, active, superseded_by FROM notes "
+                f"WHERE rowid IN ({_marks(chunk)})",
+                chunk,
+            ).fetchall()
+            for rowid, repos, confidence, day, active, superseded_by in rows:
+                if active or self.request.include_inactive:
+                    boosts[rowid] = self.boosts(repos, confidence, day)
+                elif superseded_by:  # the note that replaced it answers instead
+                    target = _final_replacement(self.conn, superseded_by, self.where, self.params)
+                    if target is None or bm25[rowid] <= replaced.get(target, (0, -1.0))[1]:
+                        continue
+                    replaced[target] = (rowid, bm25[rowid])
+                    bm25[target] = max(bm25.get(target, 0.0), bm25[rowid])  # the match's strength
+                    if target not in boosts:
+                        row = self.conn.execute(
+                            "SELECT repo, confidence, date FROM notes WHERE rowid = ?", (target,)
+                        ).fetchone()
+                        boosts[target] = self.boosts(*row)
+                    scores[target] = bm25[target] * boosts[target].total
+                    continue
+                else:
+                    continue
+                scores[rowid] = bm25[rowid] * boosts[rowid].total
+
+        top = sorted(scores, key=lambda rowid: -scores[rowid])[:limit]
+        rows = self.conn.execute(
+            f"SELECT {_COLUMNS}, n.body FROM notes n WHERE n.rowid IN ({_marks(top)})", top
+        ).fetchall()
+        hits = [_hit(row, bm25[row[0]], boosts[row[0]]) for row in rows]
+        bodies = {row[0]: row[-1] for row in rows}
+        for hit in hits:
+            if hit.rowid in replaced:
+                hit.replaces = self.conn.execute(
+                    "SELECT id FROM notes WHERE rowid = ?", (replaced[hit.rowid][0],)
+                ).fetchone()[0]
+        hits.sort(key=lambda h: (-h.score, h.id))
+        return hits, bodies
+
+
+def _marks(items: Sized) -> str:
+    return ",".join("?" * len(items))
 
 
 def _filters(request: RecallRequest) -> tuple[str, list[Any]]:
@@ -195,24 +275,14 @@ def _filters(request: RecallRequest) -> tuple[str, list[Any]]:
     return where, params
 
 
-def _hit(row: tuple[Any, ...], settings: dict[str, Any], repo: str | None, today: date) -> Hit:
-    repos = json.loads(row[5])
-    base = float(row[-1])
-    boosts = compute_boosts(
-        settings,
-        note_repos=repos,
-        current_repo=repo,
-        confidence=row[7],
-        note_date=row[8],
-        today=today,
-    )
+def _hit(row: tuple[Any, ...], bm25: float, boosts: Boosts) -> Hit:
     return Hit(
         rowid=row[0],
         id=row[1],
         title=sanitize_text(row[2]),
         path=row[3],
         type=row[4],
-        repo=repos,
+        repo=json.loads(row[5]),
         tags=json.loads(row[6]),
         confidence=row[7],
         date=row[8],
@@ -220,69 +290,51 @@ def _hit(row: tuple[Any, ...], settings: dict[str, Any], repo: str | None, today
         summary=sanitize_text(row[10]),
         active=bool(row[11]),
         inactive_reason=row[12],
-        base_score=base,
+        base_score=bm25,
         boosts=boosts,
-        score=base * boosts.total,
+        score=bm25 * boosts.total,
         snippet="",
     )
 
 
-def _final_replacement(conn: sqlite3.Connection, first: str) -> str | None:
+def _final_replacement(
+    conn: sqlite3.Connection, first: str, where: str, params: list[Any]
+) -> int | None:
+    """The rowid of the active note at the end of a `superseded_by` chain (within filters)."""
     seen: set[str] = set()
     current: str | None = first
     while current and current not in seen:
         seen.add(current)
         row = conn.execute(
-            "SELECT active, superseded_by FROM notes WHERE id = ?", (current,)
+            "SELECT rowid, active, superseded_by FROM notes WHERE id = ?", (current,)
         ).fetchone()
         if row is None:
             return None
-        if row[0]:
-            return current
-        current = row[1]
+        if row[1]:
+            matches = conn.execute(
+                f"SELECT 1 FROM notes n WHERE n.rowid = ?{where}", (row[0], *params)
+            ).fetchone()
+            return int(row[0]) if matches else None
+        current = row[2]
     return None
 
 
-def _add_snippets(conn: sqlite3.Connection, plan: QueryPlan, hits: list[Hit]) -> None:
-    if not hits:
-        return
-    by_rowid = {hit.rowid: hit for hit in hits}
-    marks = ",".join("?" * len(by_rowid))
-    start, end = HIGHLIGHT
-    rows = conn.execute(
-        f"SELECT rowid, snippet(notes_fts, 2, '{start}', '{end}', '…', {SNIPPET_TOKENS}) "
-        f"FROM notes_fts WHERE notes_fts MATCH ? AND rowid IN ({marks})",
-        (plan.match, *by_rowid),
-    ).fetchall()
-    for rowid, snippet in rows:
-        if start in snippet:
-            by_rowid[rowid].snippet = _clean_snippet(snippet)
+def _add_snippets(plan: QueryPlan, hits: list[Hit], bodies: dict[int, str]) -> None:
+    words = [word for term in plan.terms for word in term.words]
     for hit in hits:
-        if not hit.snippet:  # the body did not match (title or tags did), or a replacement
-            hit.snippet = _clean_snippet(hit.summary)
+        hit.snippet = make_snippet(bodies.get(hit.rowid, ""), words, fallback=hit.summary)
 
 
-_HEADING = re.compile(r"(?:^|(?<=\s))#{1,6}\s+\w+\s*")
-
-
-def _clean_snippet(text: str) -> str:
-    """One line, without markdown headings, with unsafe characters removed."""
-    start, end = HIGHLIGHT
-    pieces = [
-        piece if piece in HIGHLIGHT else sanitize_text(piece)
-        for piece in re.split(f"([{start}{end}])", text)
-    ]
-    flat = " ".join("".join(pieces).split())
-    return _HEADING.sub("", flat).strip()
-
-
-def _add_term_scores(conn: sqlite3.Connection, plan: QueryPlan, hits: list[Hit]) -> None:
+def _add_term_scores(
+    conn: sqlite3.Connection, plan: QueryPlan, hits: list[Hit], bm25_sql: str
+) -> None:
     """BM25 of each term alone: for an OR query they add up to the note's BM25 score."""
     by_rowid = {hit.rowid: hit for hit in hits}
     marks = ",".join("?" * len(by_rowid))
     for term in plan.terms:
         rows = conn.execute(
-            f"SELECT rowid, -rank FROM notes_fts WHERE notes_fts MATCH ? AND rowid IN ({marks})",
+            f"SELECT rowid, -{bm25_sql} FROM notes_fts WHERE notes_fts MATCH ? "
+            f"AND rowid IN ({marks})",
             (term.fts(), *by_rowid),
         ).fetchall()
         for rowid, score in rows:

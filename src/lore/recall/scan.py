@@ -18,9 +18,10 @@ from lore.errors import NoteError
 from lore.note.model import Note
 from lore.note.parse import parse_note
 from lore.note.status import Links, compute_status, final_replacement
-from lore.recall.engine import HIGHLIGHT, Hit, RecallRequest, RecallResult, TermScore
+from lore.recall.engine import Hit, RecallRequest, RecallResult, TermScore
 from lore.recall.query import build_query
 from lore.recall.rank import compute_boosts
+from lore.recall.snippet import make_snippet, stem
 from lore.settings import parse_settings, recall_settings
 from lore.taxonomy import parse_taxonomy
 from lore.vault.snapshot import list_notes, read_notes, read_vault_file, take_snapshot
@@ -29,15 +30,8 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 K1, B = 1.2, 0.75
 
 
-def _stem(word: str) -> str:
-    for suffix in ("ing", "ed", "es", "s"):
-        if len(word) > len(suffix) + 2 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
-
-
 def _tokens(text: str) -> list[str]:
-    return [_stem(w.lower()) for w in _WORD.findall(text)]
+    return [stem(w.lower()) for w in _WORD.findall(text)]
 
 
 def _fields(note: Note) -> dict[str, list[str]]:
@@ -85,7 +79,8 @@ def recall_by_scan(root: Path, request: RecallRequest) -> RecallResult:
     docs = {nid: _fields(note) for nid, note in notes.items()}
     lengths = {nid: sum(len(v) * weights[k] for k, v in f.items()) for nid, f in docs.items()}
     average = sum(lengths.values()) / max(1, len(lengths))
-    phrases = [[_stem(w) for w in term.words] for term in plan.terms]
+    phrases = [[stem(w) for w in term.words] for term in plan.terms]
+    words = [word for term in plan.terms for word in term.words]
     counts = {
         nid: [
             sum(weights[k] * _phrase_count(tokens, p) for k, tokens in fields.items())
@@ -141,7 +136,7 @@ def recall_by_scan(root: Path, request: RecallRequest) -> RecallResult:
             author=note.author,
             summary=note.summary,
             score=base * boosts.total,
-            snippet=_snippet(note, phrases),
+            snippet=make_snippet(note.body, words, fallback=note.summary),
             active=inactive is None,
             inactive_reason=inactive.reason if inactive else None,
             replaces=replaces,
@@ -157,13 +152,3 @@ def _has_tag(note: Note, tag: str) -> bool:
     if "/" in tag:
         return tag in note.tags
     return any(t.endswith(f"/{tag}") or t.startswith(f"{tag}/") for t in note.tags)
-
-
-def _snippet(note: Note, phrases: list[list[str]]) -> str:
-    words = note.summary.split()
-    wanted = {w for p in phrases for w in p}
-    marked = [
-        f"{HIGHLIGHT[0]}{w}{HIGHLIGHT[1]}" if _stem(re.sub(r"\W", "", w.lower())) in wanted else w
-        for w in words[:24]
-    ]
-    return " ".join(marked)

@@ -1,0 +1,135 @@
+"""`lore curate`: review notes with the curator's rules (text, JSON, GitHub or markdown).
+
+Argument parsing and output only; the review is `lore.curator.run.curate`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from lore.errors import UsageError
+
+DESCRIPTION = """\
+Check notes against the vault's taxonomy and conventions, and scan them for
+secrets, hidden or injected instructions, duplicates and contradictions.
+
+  lore curate --base origin/main --head HEAD   the notes a pull request adds or changes,
+                                               checked against the vault at the base; every
+                                               commit of the range is scanned for secrets
+  lore curate notes/x.md drafts/               these files (folders: their .md files)
+  lore curate --all                            audit the whole vault
+
+Formats: text (for people), json ({"version": 1, "findings": [...]}), github
+(workflow-command annotations, and a job summary in $GITHUB_STEP_SUMMARY), markdown
+(a pull-request comment, with each note as an agent will see it).
+
+Exit codes: 0 no errors (warnings allowed), 1 errors found, 2 bad usage."""
+
+
+def register(subparsers: Any, name: str, help_text: str) -> None:
+    from lore.cli.main import add_vault_option
+
+    parser = subparsers.add_parser(
+        name,
+        help=help_text,
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_vault_option(parser)
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="note files or folders to check")
+    parser.add_argument(
+        "--base", metavar="REF", help="the pull request's base (branch, tag or commit)"
+    )
+    parser.add_argument(
+        "--head", metavar="REF", help="the pull request's head (default: HEAD when --base is given)"
+    )
+    parser.add_argument(
+        "--all", dest="all_notes", action="store_true", help="check every note in the vault"
+    )
+    parser.add_argument(
+        "--format",
+        choices=("text", "json", "github", "markdown"),
+        default="text",
+        help="output format (default: text)",
+    )
+    parser.set_defaults(handler=run)
+
+
+def _looks_like_vault(folder: Path) -> bool:
+    return (folder / "notes").is_dir() or (folder / "_taxonomy.md").is_file()
+
+
+def _vault_root(flag: str | None) -> Path:
+    """--vault, then $LORE_VAULT, then the current folder if it is a vault, then the config."""
+    from lore.paths import resolve_vault
+
+    if flag or os.environ.get("LORE_VAULT"):
+        return resolve_vault(flag).root
+    here = Path.cwd()
+    if _looks_like_vault(here):
+        return here.resolve()
+    return resolve_vault(None).root
+
+
+def run(args: argparse.Namespace) -> int:
+    from lore.curator.run import curate
+
+    if args.head is not None and args.base is None:
+        raise UsageError("--head needs --base.", fix="Add --base REF, e.g. origin/main.")
+    root = _vault_root(args.vault)
+    result = curate(
+        root,
+        base=args.base,
+        head=args.head,
+        paths=args.paths,
+        all_notes=args.all_notes,
+    )
+    if args.format == "json":
+        from lore.cli.output import print_json
+        from lore.curator.formats import to_json
+
+        print_json(to_json(result))
+    elif args.format == "github":
+        from lore.curator.formats import to_github, to_markdown
+
+        sys.stdout.write("\n".join(to_github(result)) + "\n")
+        summary = os.environ.get("GITHUB_STEP_SUMMARY")
+        if summary:
+            try:
+                with Path(summary).open("a", encoding="utf-8") as handle:
+                    handle.write(to_markdown(result, previews=False))
+            except OSError as exc:
+                sys.stderr.write(f"lore: could not write the job summary ({exc.strerror}).\n")
+    elif args.format == "markdown":
+        from lore.curator.formats import to_markdown
+
+        sys.stdout.write(to_markdown(result))
+    else:
+        _print_text(result)
+    return result.exit_code
+
+
+def _print_text(result: Any) -> None:
+    from lore.cli.output import console, safe
+    from lore.curator.formats import summary_line
+
+    out = console()
+    current = None
+    for finding in result.findings:
+        if finding.path != current:
+            current = finding.path
+            out.print(f"[bold]{safe(current or '(vault)')}[/bold]")
+        colour = "red" if finding.is_error else "yellow"
+        line = f"{finding.line:>4}" if finding.line else "    "
+        out.print(
+            f"  {line}  [{colour}]{finding.severity:<7}[/{colour}] "
+            f"[dim]{safe(finding.rule)}[/dim]  {safe(finding.message)}"
+        )
+        if finding.suggestion:
+            out.print(f"          [dim]→ {safe(finding.suggestion)}[/dim]")
+    style = "red" if result.errors else ("yellow" if result.warnings else "green")
+    out.print(f"[{style}]{safe(summary_line(result))}[/{style}]")
