@@ -17,10 +17,10 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import date
 from pathlib import Path
 from typing import Any
 
+from lore import clock
 from lore.errors import LoreError
 from lore.index.lock import FileLock, LockTimeout
 from lore.index.schema import FTS_COLUMNS, create_schema, schema_matches
@@ -58,7 +58,7 @@ class IndexState:
 
 
 def today_iso() -> str:
-    return date.today().isoformat()
+    return clock.today().isoformat()
 
 
 def connect(path: Path) -> sqlite3.Connection:

@@ -17,6 +17,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from lore import clock
 from lore.index.schema import FTS_COLUMNS
 from lore.recall.query import QueryPlan, build_query
 from lore.recall.rank import Boosts, compute_boosts
@@ -137,7 +138,7 @@ def recall_in_index(
     if plan.empty or request.limit <= 0:
         return result
 
-    ranker = _Ranker(conn, request, settings, today or date.today())
+    ranker = _Ranker(conn, request, settings, today or clock.today())
     hits, bodies = ranker.rank(plan)
     _add_snippets(plan, hits, bodies)
     if request.explain:

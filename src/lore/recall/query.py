@@ -38,6 +38,7 @@ STOP_WORDS = frozenset(
 
 _TOKEN = re.compile(r"[^\W_](?:[\w./:@#+-]*[^\W_])?", re.UNICODE)
 _PART = re.compile(r"[^\W_]+", re.UNICODE)
+_PATH = re.compile(r"^[\w.-]*(?:/[\w.-]+)+$|^[\w-]+\.[a-z]{1,5}$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -45,14 +46,17 @@ class Term:
     """One OR-ed element of the query: a word or a phrase, and where it came from."""
 
     words: tuple[str, ...]
-    origin: str  # "word", "phrase", or "alias:<alias>-><entry>"
+    origin: str  # "word", "phrase", "path", or "alias:<alias>-><entry>"
+    column: str | None = None  # restrict the match to one column (paths: files_touched)
 
     @property
     def label(self) -> str:
-        return " ".join(self.words)
+        text = " ".join(self.words)
+        return f"{self.column}: {text}" if self.column else text
 
     def fts(self) -> str:
-        return '"' + " ".join(w.replace('"', '""') for w in self.words) + '"'
+        phrase = '"' + " ".join(w.replace('"', '""') for w in self.words) + '"'
+        return f"{self.column} : {phrase}" if self.column else phrase
 
 
 @dataclass
@@ -79,11 +83,11 @@ def build_query(text: str, aliases: Mapping[str, Sequence[str]] | None = None) -
     plan = QueryPlan(text=text)
     seen: set[tuple[str, ...]] = set()
 
-    def add(words: Sequence[str], origin: str) -> None:
-        key = tuple(words)
-        if key and key not in seen and len(plan.terms) < MAX_TERMS:
+    def add(words: Sequence[str], origin: str, column: str | None = None) -> None:
+        key = (*words, column or "")
+        if words and key not in seen and len(plan.terms) < MAX_TERMS:
             seen.add(key)
-            plan.terms.append(Term(key, origin))
+            plan.terms.append(Term(tuple(words), origin, column))
 
     tokens = _TOKEN.findall(text)
     lowered = [t.lower() for t in tokens]
@@ -95,6 +99,8 @@ def build_query(text: str, aliases: Mapping[str, Sequence[str]] | None = None) -
         parts = _parts(token)
         if len(parts) > 1:
             add(parts, "phrase")
+            if _PATH.match(token):  # a file path: a match in files_touched counts again
+                add(parts, "path", "files_touched")
             for part in parts:
                 if part not in STOP_WORDS:
                     add((part,), "word")

@@ -11,9 +11,9 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from datetime import date
 from pathlib import Path
 
+from lore import clock
 from lore.errors import NoteError
 from lore.note.model import Note
 from lore.note.parse import parse_note
@@ -70,7 +70,7 @@ def recall_by_scan(root: Path, request: RecallRequest) -> RecallResult:
     if plan.empty or not notes:
         return result
 
-    today = date.today()
+    today = clock.today()
     statuses = compute_status(
         (Links(n.id, n.supersedes, n.depends_on, n.expires) for n in notes.values()),
         today.isoformat(),
