@@ -5,8 +5,8 @@ from the default taxonomy, a repository for 60 % of notes, files_touched for 30 
 and a few supersessions. Text is topical, as in a real vault: each note is about one
 of 400 topics and draws 60 % of its words from that topic's 25 words and 40 % from
 a shared engineering vocabulary with a Zipf distribution (the most common word in
-about a fifth of the notes, most words rare). Queries pick a topic and ask with 2-6 of its words plus a common
-word. Deterministic for a given seed.
+about a fifth of the notes, most words rare). Queries pick a topic and ask with
+2-6 of its words plus a common word. Deterministic for a given seed.
 
     python bench/synth.py 10000 /tmp/vault-10k
 """
@@ -26,22 +26,23 @@ from lore.taxonomy import parse_taxonomy  # noqa: E402
 from lore.vault.seed import seed_files, write_files  # noqa: E402
 
 BASE_WORDS = """
-postgres migration index timeout retry backoff queue worker celery kafka consumer producer
-partition offset lag redis cache ttl eviction key session cookie token jwt oauth login
-deploy rollback canary kubernetes pod node helm terraform module state lock plan apply
-docker image layer build registry tag pipeline github actions workflow runner secret env
-variable config flag feature toggle rollout experiment metric dashboard alert pager oncall
-incident outage latency p99 throughput error rate budget slo sli trace span log sentry
-datadog billing invoice charge refund ledger reconcile batch job cron schedule nightly
-export import csv parquet warehouse dbt model schema column constraint foreign key
-transaction isolation deadlock vacuum analyze replica failover backup restore snapshot
-search query ranking relevance analyzer tokenizer api endpoint pagination cursor limit
-rate gateway nginx proxy tls certificate dns domain webhook signature idempotency header
-request response status code client server sdk library dependency upgrade version pin
-python typescript react component hook state render test fixture mock integration unit
-e2e playwright pytest coverage flaky ci cd lint format type check mypy ruff eslint
-memory leak cpu profile heap gc thread async await event loop pool connection socket
-""".split()
+postgres migration index timeout retry backoff queue worker celery kafka consumer
+producer partition offset lag redis cache ttl eviction key session cookie token jwt
+oauth login deploy rollback canary kubernetes pod node helm terraform module state lock
+plan apply docker image layer build registry tag pipeline github actions workflow runner
+secret env variable config flag feature toggle rollout experiment metric dashboard alert
+pager oncall incident outage latency p99 throughput error rate budget slo sli trace span
+log sentry datadog billing invoice charge refund ledger reconcile batch job cron
+schedule nightly export import csv parquet warehouse dbt model schema column constraint
+foreign key transaction isolation deadlock vacuum analyze replica failover backup
+restore snapshot search query ranking relevance analyzer tokenizer api endpoint
+pagination cursor limit rate gateway nginx proxy tls certificate dns domain webhook
+signature idempotency header request response status code client server sdk library
+dependency upgrade version pin python typescript react component hook state render test
+fixture mock integration unit e2e playwright pytest coverage flaky ci cd lint format
+type check mypy ruff eslint memory leak cpu profile heap gc thread async await event
+loop pool connection socket
+""".split()  # noqa: SIM905 - a word list reads best as text
 REPOS = [f"service-{i:02d}" for i in range(20)]
 
 
@@ -104,7 +105,9 @@ def make_vault(count: int, dest: Path, seed: int = 7) -> list[str]:
         topic = topic_list[rng.randrange(TOPICS)]
         title_words = sample(rng.randint(5, 10), topic)
         year, month, day = rng.randint(2023, 2026), rng.randint(1, 12), rng.randint(1, 28)
-        note_id = f"{title_words[0]}--{'-'.join(title_words[1:4])}-{number}--{year}-{month:02d}-{day:02d}"
+        note_id = (
+            f"{title_words[0]}--{'-'.join(title_words[1:4])}-{number}--{year}-{month:02d}-{day:02d}"
+        )
         ids.append(note_id)
         lines = [
             "---",
@@ -134,10 +137,17 @@ def make_vault(count: int, dest: Path, seed: int = 7) -> list[str]:
 
 
 def git(cwd: Path, *args: str) -> str:
-    identity = ["-c", "user.name=bench", "-c", "user.email=bench@example.invalid",
-                "-c", "commit.gpgsign=false"]
-    return subprocess.run(["git", *identity, *args], cwd=cwd, check=True, capture_output=True,
-                          text=True).stdout.strip()
+    identity = [
+        "-c",
+        "user.name=bench",
+        "-c",
+        "user.email=bench@example.invalid",
+        "-c",
+        "commit.gpgsign=false",
+    ]
+    return subprocess.run(
+        ["git", *identity, *args], cwd=cwd, check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
 def queries(count: int = 60, seed: int = 11) -> list[str]:

@@ -183,8 +183,11 @@ def test_hostile_queries_never_fail(demo: Vault, query: str) -> None:
 @given(st.text(max_size=200))
 def test_any_text_makes_a_valid_match_expression(text: str) -> None:
     conn = sqlite3.connect(":memory:")
-    conn.execute("CREATE VIRTUAL TABLE t USING fts5(a, tokenize='porter unicode61')")
-    conn.execute("INSERT INTO t VALUES ('some text to match against')")
+    conn.execute(
+        "CREATE VIRTUAL TABLE t USING fts5(title, tags, body, files_touched, "
+        "tokenize='porter unicode61')"
+    )
+    conn.execute("INSERT INTO t VALUES ('some', 'text', 'to match', 'src/a.py')")
     plan = build_query(text, {"sso": ["service/auth"], "single sign-on": ["service/auth"]})
     if not plan.empty:
         conn.execute("SELECT count(*) FROM t WHERE t MATCH ?", (plan.match,)).fetchone()

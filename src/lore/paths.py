@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from lore.errors import VaultError
+from lore.record import Record
 
 INDEX_DIR = ".lore"
 INDEX_FILE = "index.db"
@@ -58,11 +58,13 @@ def index_path(vault_root: Path) -> Path:
     return vault_root / INDEX_DIR / INDEX_FILE
 
 
-@dataclass(frozen=True)
-class VaultLocation:
-    root: Path
-    name: str
-    how: str  # which rule found it: flag, env, config
+class VaultLocation(Record):
+    __slots__ = ("how", "name", "root")
+
+    def __init__(self, root: Path, name: str, how: str) -> None:
+        self.root = root
+        self.name = name
+        self.how = how  # which rule found it: flag, env, config
 
 
 def resolve_vault(flag: str | None = None) -> VaultLocation:

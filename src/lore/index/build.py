@@ -16,9 +16,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from lore import clock
 from lore.errors import LoreError
@@ -26,6 +24,7 @@ from lore.index.lock import FileLock, LockTimeout
 from lore.index.schema import FTS_COLUMNS, create_schema, schema_matches
 from lore.note.status import Links, compute_status
 from lore.paths import INDEX_DIR, index_path
+from lore.record import Record
 from lore.vault.snapshot import (
     Snapshot,
     changed_notes,
@@ -38,6 +37,10 @@ from lore.vault.snapshot import (
     take_snapshot,
 )
 
+TYPE_CHECKING = False  # typing costs 3 ms at start-up; mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 Progress = Callable[[int, int], None]
 BUSY_TIMEOUT_MS = 10_000
 
@@ -46,15 +49,27 @@ class IndexUnavailable(LoreError):
     """SQLite or FTS5 cannot be used here; callers fall back to scanning the files."""
 
 
-@dataclass(frozen=True)
-class IndexState:
-    action: str  # "fresh", "updated", "rebuilt", "statuses"
-    version: str
-    kind: str  # "git" or "files"
-    notes: int
-    skipped: int
-    changed: int = 0
-    seconds: float = 0.0
+class IndexState(Record):
+    __slots__ = ("action", "changed", "kind", "notes", "seconds", "skipped", "version")
+
+    def __init__(
+        self,
+        action: str,
+        version: str,
+        kind: str,
+        notes: int,
+        skipped: int,
+        *,
+        changed: int = 0,
+        seconds: float = 0.0,
+    ) -> None:
+        self.action = action  # "fresh", "updated", "rebuilt", "statuses"
+        self.version = version
+        self.kind = kind  # "git" or "files"
+        self.notes = notes
+        self.skipped = skipped
+        self.changed = changed
+        self.seconds = seconds
 
 
 def today_iso() -> str:

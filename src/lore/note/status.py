@@ -9,25 +9,42 @@ of supersessions (which the curator rejects) settles deterministically.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+
+from lore.record import Record
 
 
-@dataclass(frozen=True)
-class Links:
+class Links(Record):
     """The part of a note that decides whether it is active."""
 
-    id: str
-    supersedes: tuple[str, ...] = ()
-    depends_on: tuple[str, ...] = ()
-    expires: str | None = None
+    __slots__ = ("depends_on", "expires", "id", "supersedes")
+
+    def __init__(
+        self,
+        id: str,
+        supersedes: tuple[str, ...] = (),
+        depends_on: tuple[str, ...] = (),
+        expires: str | None = None,
+    ) -> None:
+        self.id = id
+        self.supersedes = supersedes
+        self.depends_on = depends_on
+        self.expires = expires
 
 
-@dataclass(frozen=True)
-class Status:
-    active: bool
-    reason: str | None = None  # why not active, in words
-    superseded_by: str | None = None
-    expired: bool = False
+class Status(Record):
+    __slots__ = ("active", "expired", "reason", "superseded_by")
+
+    def __init__(
+        self,
+        active: bool,
+        reason: str | None = None,
+        superseded_by: str | None = None,
+        expired: bool = False,
+    ) -> None:
+        self.active = active
+        self.reason = reason  # why not active, in words
+        self.superseded_by = superseded_by
+        self.expired = expired
 
 
 ACTIVE = Status(True)

@@ -12,61 +12,122 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sized
-from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any
 
 from lore import clock
 from lore.index.schema import FTS_COLUMNS
 from lore.recall.query import QueryPlan, build_query
 from lore.recall.rank import Boosts, compute_boosts
 from lore.recall.snippet import HIGHLIGHT, make_snippet
+from lore.record import Record
 from lore.sanitize import sanitize_text
+
+TYPE_CHECKING = False  # typing costs 3 ms at start-up; mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
 
 CANDIDATES = 200
 CHUNK = 16  # candidates whose boosts are computed at a time (see the early stop in `rank`)
 
 
-@dataclass
-class RecallRequest:
-    query: str
-    repo: str | None = None  # the current repository, for the repo boost
-    types: tuple[str, ...] = ()
-    tags: tuple[str, ...] = ()
-    limit: int = 10
-    include_inactive: bool = False
-    explain: bool = False
+class RecallRequest(Record):
+    __slots__ = ("explain", "include_inactive", "limit", "query", "repo", "tags", "types")
+
+    def __init__(
+        self,
+        query: str,
+        *,
+        repo: str | None = None,
+        types: tuple[str, ...] = (),
+        tags: tuple[str, ...] = (),
+        limit: int = 10,
+        include_inactive: bool = False,
+        explain: bool = False,
+    ) -> None:
+        self.query = query
+        self.repo = repo  # the current repository, for the repo boost
+        self.types = types
+        self.tags = tags
+        self.limit = limit
+        self.include_inactive = include_inactive
+        self.explain = explain
 
 
-@dataclass
-class TermScore:
-    term: str
-    origin: str
-    score: float
+class TermScore(Record):
+    __slots__ = ("origin", "score", "term")
+
+    def __init__(self, term: str, origin: str, score: float) -> None:
+        self.term = term
+        self.origin = origin
+        self.score = score
 
 
-@dataclass
-class Hit:
-    id: str
-    title: str
-    path: str
-    type: str
-    repo: list[str]
-    tags: list[str]
-    confidence: str
-    date: str
-    author: str | None
-    summary: str
-    score: float
-    snippet: str
-    active: bool = True
-    inactive_reason: str | None = None
-    replaces: str | None = None  # the superseded note the query matched
-    base_score: float = 0.0
-    boosts: Boosts | None = None
-    terms: list[TermScore] = field(default_factory=list)
-    rowid: int = 0
+class Hit(Record):
+    __slots__ = (
+        "active",
+        "author",
+        "base_score",
+        "boosts",
+        "confidence",
+        "date",
+        "id",
+        "inactive_reason",
+        "path",
+        "replaces",
+        "repo",
+        "rowid",
+        "score",
+        "snippet",
+        "summary",
+        "tags",
+        "terms",
+        "title",
+        "type",
+    )
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        title: str,
+        path: str,
+        type: str,
+        repo: list[str],
+        tags: list[str],
+        confidence: str,
+        date: str,
+        author: str | None,
+        summary: str,
+        score: float,
+        snippet: str,
+        active: bool = True,
+        inactive_reason: str | None = None,
+        replaces: str | None = None,
+        base_score: float = 0.0,
+        boosts: Boosts | None = None,
+        terms: list[TermScore] | None = None,
+        rowid: int = 0,
+    ) -> None:
+        self.id = id
+        self.title = title
+        self.path = path
+        self.type = type
+        self.repo = repo
+        self.tags = tags
+        self.confidence = confidence
+        self.date = date
+        self.author = author
+        self.summary = summary
+        self.score = score
+        self.snippet = snippet
+        self.active = active
+        self.inactive_reason = inactive_reason
+        self.replaces = replaces  # the superseded note the query matched
+        self.base_score = base_score
+        self.boosts = boosts
+        self.terms = [] if terms is None else terms
+        self.rowid = rowid
 
     def to_json(self, *, explain: bool = False) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -103,15 +164,27 @@ class Hit:
         return data
 
 
-@dataclass
-class RecallResult:
-    query: str
-    engine: str
-    hits: list[Hit]
-    plan: QueryPlan
-    repo: str | None
-    vault_version: str = ""
-    notices: list[str] = field(default_factory=list)
+class RecallResult(Record):
+    __slots__ = ("engine", "hits", "notices", "plan", "query", "repo", "vault_version")
+
+    def __init__(
+        self,
+        query: str,
+        engine: str,
+        hits: list[Hit],
+        plan: QueryPlan,
+        repo: str | None,
+        *,
+        vault_version: str = "",
+        notices: list[str] | None = None,
+    ) -> None:
+        self.query = query
+        self.engine = engine
+        self.hits = hits
+        self.plan = plan
+        self.repo = repo
+        self.vault_version = vault_version
+        self.notices = [] if notices is None else notices
 
 
 _COLUMNS = (
@@ -147,7 +220,7 @@ def recall_in_index(
     return result
 
 
-class _Ranker:
+class _Ranker(Record):
     """Stage one in FTS5 (BM25 top candidates), stage two in Python (boosts, statuses)."""
 
     def __init__(

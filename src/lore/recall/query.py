@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+
+from lore.record import Record
 
 MAX_TERMS = 24
 MAX_QUERY_CHARS = 2000
@@ -41,13 +42,15 @@ _PART = re.compile(r"[^\W_]+", re.UNICODE)
 _PATH = re.compile(r"^[\w.-]*(?:/[\w.-]+)+$|^[\w-]+\.[a-z]{1,5}$", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
-class Term:
+class Term(Record):
     """One OR-ed element of the query: a word or a phrase, and where it came from."""
 
-    words: tuple[str, ...]
-    origin: str  # "word", "phrase", "path", or "alias:<alias>-><entry>"
-    column: str | None = None  # restrict the match to one column (paths: files_touched)
+    __slots__ = ("column", "origin", "words")
+
+    def __init__(self, words: tuple[str, ...], origin: str, *, column: str | None = None) -> None:
+        self.words = words
+        self.origin = origin  # "word", "phrase", "path", or "alias:<alias>-><entry>"
+        self.column = column  # restrict the match to one column (paths: files_touched)
 
     @property
     def label(self) -> str:
@@ -59,10 +62,12 @@ class Term:
         return f"{self.column} : {phrase}" if self.column else phrase
 
 
-@dataclass
-class QueryPlan:
-    text: str
-    terms: list[Term] = field(default_factory=list)
+class QueryPlan(Record):
+    __slots__ = ("terms", "text")
+
+    def __init__(self, text: str, terms: list[Term] | None = None) -> None:
+        self.text = text
+        self.terms = [] if terms is None else terms
 
     @property
     def match(self) -> str:
@@ -87,7 +92,7 @@ def build_query(text: str, aliases: Mapping[str, Sequence[str]] | None = None) -
         key = (*words, column or "")
         if words and key not in seen and len(plan.terms) < MAX_TERMS:
             seen.add(key)
-            plan.terms.append(Term(tuple(words), origin, column))
+            plan.terms.append(Term(tuple(words), origin, column=column))
 
     tokens = _TOKEN.findall(text)
     lowered = [t.lower() for t in tokens]

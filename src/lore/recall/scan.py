@@ -66,7 +66,9 @@ def recall_by_scan(root: Path, request: RecallRequest) -> RecallResult:
     except Exception:  # noqa: BLE001 - a broken lore.toml must not stop the fallback
         settings = recall_settings(parse_settings(None))
     plan = build_query(request.query, aliases)
-    result = RecallResult(request.query, "scan", [], plan, request.repo, snapshot.version)
+    result = RecallResult(
+        request.query, "scan", [], plan, request.repo, vault_version=snapshot.version
+    )
     if plan.empty or not notes:
         return result
 

@@ -7,22 +7,23 @@ which notes changed without reading them.
 
 from __future__ import annotations
 
-import hashlib
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from lore.paths import NOTES_DIR
+from lore.record import Record
 from lore.vault import git
 
 VAULT_FILES = ("_taxonomy.md", "lore.toml")
 
 
-@dataclass(frozen=True)
-class Snapshot:
-    kind: str  # "git" or "files"
-    version: str  # the commit, or a digest of the file signatures
-    files: dict[str, str] | None = None  # path -> signature; listed lazily for git
+class Snapshot(Record):
+    __slots__ = ("files", "kind", "version")
+
+    def __init__(self, kind: str, version: str, *, files: dict[str, str] | None = None) -> None:
+        self.kind = kind  # "git" or "files"
+        self.version = version  # the commit, or a digest of the file signatures
+        self.files = files  # path -> signature; listed lazily for git
 
     @property
     def commit(self) -> str | None:
@@ -47,7 +48,7 @@ def take_snapshot(root: Path) -> Snapshot:
     if version is not None:
         return Snapshot("git", version[1])
     files = scan_files(root)
-    return Snapshot("files", files_digest(files), files)
+    return Snapshot("files", files_digest(files), files=files)
 
 
 def scan_files(root: Path) -> dict[str, str]:
@@ -66,6 +67,8 @@ def scan_files(root: Path) -> dict[str, str]:
 
 
 def files_digest(files: dict[str, str]) -> str:
+    import hashlib
+
     digest = hashlib.sha1(usedforsecurity=False)
     for path in sorted(files):
         digest.update(f"{path}\0{files[path]}\n".encode("utf-8", "surrogateescape"))

@@ -1,0 +1,188 @@
+"""Benchmark the index and recall on synthetic vaults of 1k, 10k and 100k notes.
+
+    python bench/bench_recall.py                    # 1k and 10k
+    python bench/bench_recall.py --sizes 1000 10000 100000
+    python bench/bench_recall.py --workdir /tmp/lore-bench   # reuse generated vaults
+
+For each size it measures, with medians over repeated runs:
+- full index build (a fresh process running `lore index --rebuild`, and its peak RSS);
+- update after 10 changed notes (10 notes edited and committed, then `open_index`);
+- recall in-process (the library call `recall()` as the CLI makes it, including the
+  index freshness check; and `recall_in_index` alone), over 60 generated queries;
+- recall as a whole process (`lore recall --json …`, the console script) against
+  `python -c pass` run by the same interpreter, and the process's peak RSS.
+Results go to bench/results/recall-<size>.json and a table on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "src"))
+sys.path.insert(0, str(HERE))
+
+from lore.index.build import open_index  # noqa: E402
+from lore.recall.engine import RecallRequest, recall, recall_in_index  # noqa: E402
+from synth import git, make_vault, queries  # noqa: E402
+
+BIN = Path(sys.executable).parent
+
+
+def median_ms(samples: list[float]) -> float:
+    return round(statistics.median(samples) * 1000, 2)
+
+
+def percentile_ms(samples: list[float], share: float) -> float:
+    ordered = sorted(samples)
+    return round(ordered[min(len(ordered) - 1, int(len(ordered) * share))] * 1000, 2)
+
+
+def child_run(command: list[str], env: dict[str, str] | None = None) -> tuple[float, int]:
+    """Wall time of one child process and its peak RSS in KiB."""
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
+    )
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - started
+    if status != 0:
+        raise SystemExit(f"{command} failed with status {status}")
+    return elapsed, usage.ru_maxrss
+
+
+def lore_command() -> list[str]:
+    script = BIN / "lore"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "lore"]
+
+
+def bench_size(size: int, workdir: Path, repeat: int) -> dict[str, Any]:
+    vault = workdir / f"vault-{size}"
+    if not (vault / ".git").exists():
+        started = time.perf_counter()
+        make_vault(size, vault)
+        print(f"  generated {size} notes in {time.perf_counter() - started:.1f} s", flush=True)
+    result: dict[str, Any] = {"notes": size}
+
+    builds, build_rss = [], []
+    for _ in range(max(1, repeat if size < 100_000 else 2)):
+        seconds, rss = child_run([*lore_command(), "index", "--rebuild", "--vault", str(vault)])
+        builds.append(seconds)
+        build_rss.append(rss)
+    result["build_s"] = round(statistics.median(builds), 3)
+    result["build_peak_rss_mib"] = round(max(build_rss) / 1024, 1)
+
+    updates = []
+    notes = sorted((vault / "notes").glob("*.md"))
+    for round_number in range(5):
+        for path in notes[round_number * 10 : round_number * 10 + 10]:
+            path.write_text(
+                path.read_text(encoding="utf-8") + f"\nEdited {round_number}.\n", encoding="utf-8"
+            )
+        git(vault, "commit", "-q", "-am", f"edit 10 notes ({round_number})")
+        started = time.perf_counter()
+        conn, state = open_index(vault)
+        updates.append(time.perf_counter() - started)
+        conn.close()
+        assert state.action == "updated" and state.changed == 10, state
+    result["update_10_ms"] = median_ms(updates)
+
+    asked = queries()
+    conn, _ = open_index(vault)
+    in_index, full = [], []
+    for _ in range(3):
+        for query in asked:
+            started = time.perf_counter()
+            recall_in_index(conn, RecallRequest(query=query))
+            in_index.append(time.perf_counter() - started)
+            started = time.perf_counter()
+            recall(vault, RecallRequest(query=query))
+            full.append(time.perf_counter() - started)
+    conn.close()
+    result["recall_in_process_p50_ms"] = median_ms(full)
+    result["recall_in_process_p95_ms"] = percentile_ms(full, 0.95)
+    result["recall_in_index_p50_ms"] = median_ms(in_index)
+
+    env = {**os.environ, "LORE_VAULT": str(vault)}
+    bare, whole, whole_rss = [], [], []
+    for index in range(max(10, repeat * 4)):
+        bare.append(child_run([sys.executable, "-c", "pass"])[0])
+        seconds, rss = child_run(
+            [*lore_command(), "recall", "--json", asked[index % len(asked)]], env
+        )
+        whole.append(seconds)
+        whole_rss.append(rss)
+    result["python_c_pass_ms"] = median_ms(bare)
+    result["recall_process_ms"] = median_ms(whole)
+    result["recall_process_ratio"] = round(statistics.median(whole) / statistics.median(bare), 2)
+    result["recall_process_peak_rss_mib"] = round(max(whole_rss) / 1024, 1)
+    index_file = vault / ".lore" / "index.db"
+    result["index_mib"] = round(index_file.stat().st_size / 2**20, 1)
+    return result
+
+
+def machine() -> dict[str, Any]:
+    return {
+        "python": platform.python_version(),
+        "sqlite": sqlite3.sqlite_version,
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "memory_gib": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
+    parser.add_argument("--workdir", type=Path, help="where vaults are generated (kept)")
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="lore-bench-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    results_dir = HERE / "results"
+    results_dir.mkdir(exist_ok=True)
+    rows = []
+    for size in args.sizes:
+        print(f"{size} notes…", flush=True)
+        row = bench_size(size, workdir, args.repeat)
+        row["machine"] = machine()
+        row["measured"] = time.strftime("%Y-%m-%d")
+        (results_dir / f"recall-{size}.json").write_text(json.dumps(row, indent=2) + "\n")
+        rows.append(row)
+    keys = [
+        "notes",
+        "build_s",
+        "build_peak_rss_mib",
+        "update_10_ms",
+        "recall_in_process_p50_ms",
+        "recall_in_process_p95_ms",
+        "recall_in_index_p50_ms",
+        "python_c_pass_ms",
+        "recall_process_ms",
+        "recall_process_ratio",
+        "recall_process_peak_rss_mib",
+        "index_mib",
+    ]
+    print("| " + " | ".join(keys) + " |")
+    print("|" + "---|" * len(keys))
+    for row in rows:
+        print("| " + " | ".join(str(row[k]) for k in keys) + " |")
+    _ = resource  # peak RSS comes from os.wait4's rusage
+
+
+if __name__ == "__main__":
+    main()
