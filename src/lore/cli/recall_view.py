@@ -76,12 +76,8 @@ def _explain(out: Any, result: RecallResult) -> None:
     )
     out.print(f"\n[bold]Query terms[/] (OR): {terms}")
     for number, hit in enumerate(result.hits, start=1):
-        table = Table(
-            title=f"#{number} {safe(hit.id)}",
-            title_justify="left",
-            show_edge=False,
-            header_style="bold",
-        )
+        out.print(f"\n[bold]#{number}[/] [cyan]{safe(hit.id)}[/]")
+        table = Table(show_edge=False, header_style="bold")
         table.add_column("part")
         table.add_column("value", justify="right")
         for term in hit.terms:
@@ -91,9 +87,7 @@ def _explain(out: Any, result: RecallResult) -> None:
             table.add_row(label, f"{term.score:.3f}")
         own = sum(term.score for term in hit.terms)
         if hit.replaces and hit.base_score > own + 1e-6:
-            table.add_row(
-                f"bm25 of the replaced note {safe(hit.replaces)}", f"{hit.base_score:.3f}"
-            )
+            table.add_row("bm25 via the replaced note it matched", f"{hit.base_score:.3f}")
         table.add_row("[bold]bm25 total[/]", f"[bold]{hit.base_score:.3f}[/]")
         if hit.boosts is not None:
             repo_label = "× repo" + (
