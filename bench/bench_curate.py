@@ -29,21 +29,41 @@ from synth import git, make_vault  # noqa: E402
 NEW_NOTES = 5
 
 
+FACTS = [
+    ("kafka", "Consumers park a poison message after three retries with backoff",
+     "The billing consumer parks a message in the dead-letter topic after three failed tries.",
+     "Without the cap one malformed invoice event blocked its partition for an hour."),
+    ("redis", "Session keys expire after twelve hours of inactivity",
+     "Web sessions in Redis carry a sliding expiry of twelve hours, refreshed on each request.",
+     "Support tickets about surprise logouts stopped once the expiry became sliding."),
+    ("terraform", "Plans run on every pull request and apply only after approval",
+     "The infrastructure pipeline posts a plan on each pull request and applies it after merge.",
+     "An unreviewed apply once deleted a production bucket policy."),
+    ("nginx", "The edge proxy buffers uploads larger than eight megabytes to disk",
+     "Uploads above eight megabytes are buffered to disk before they reach the app.",
+     "Memory spikes during bulk CSV imports took proxy pods down twice."),
+    ("sentry", "Release tags in error reports come from the image digest",
+     "Every error report carries the release tag computed from the container image digest.",
+     "Tags from git describe were ambiguous after force pushes to release branches."),
+]  # fmt: skip
+
+
 def new_note(number: int) -> tuple[str, str]:
-    note_id = f"bench--pull-request-note-{number}--2026-11-0{number + 1}"
+    scope, title, what, why = FACTS[number]
+    note_id = f"{scope}--pull-request-note-{number}--2026-11-0{number + 1}"
     text = f"""---
-title: Pull request note {number} states one fact about the retry queue
+title: {title}
 type: gotcha
-tags: [tool/kafka, pattern/testing]
+tags: [tool/{scope}, pattern/testing]
 confidence: medium
 date: 2026-11-0{number + 1}
 repo: service-0{number}
 ---
 ## What
-Consumer {number} retries a failed message three times with backoff before parking it.
+{what}
 
 ## Why
-Without the cap a poison message blocked partition {number} for an hour in October.
+{why}
 """
     return note_id, text
 

@@ -1,6 +1,6 @@
 """Render docs/images/recall-explain.svg: `lore recall --explain` on the demo vault.
 
-    python docs/make_screenshot.py
+python docs/make_screenshot.py
 """
 
 from __future__ import annotations
@@ -27,8 +27,9 @@ def main() -> None:
         vault = Path(tmp) / "acme-vault"
         build_demo_vault(vault)
         recorder.print(f'$ lore recall "{QUERY}" --repo payments-api --limit 3 --explain\n')
-        result = recall(vault, RecallRequest(query=QUERY, repo="payments-api", limit=3,
-                                             explain=True))
+        result = recall(
+            vault, RecallRequest(query=QUERY, repo="payments-api", limit=3, explain=True)
+        )
         recall_view.show_result(result, vault_root=Path("~/vaults/acme"), explain=True)
     target = Path(__file__).resolve().parent / "images" / "recall-explain.svg"
     recorder.save_svg(str(target), title="lore recall --explain")

@@ -49,8 +49,14 @@ def load_queries() -> list[dict[str, Any]]:
 def make_vault(dest: Path) -> Path:
     root = dest / "vault"
     shutil.copytree(HERE / "vault", root)
-    identity = ["-c", "user.name=eval", "-c", "user.email=eval@example.invalid",
-                "-c", "commit.gpgsign=false"]
+    identity = [
+        "-c",
+        "user.name=eval",
+        "-c",
+        "user.email=eval@example.invalid",
+        "-c",
+        "commit.gpgsign=false",
+    ]
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "eval vault"]):
         subprocess.run(["git", *identity, *args], cwd=root, check=True, capture_output=True)
     return root
@@ -124,13 +130,20 @@ def evaluate() -> dict[str, Any]:
         lore = score(lore_rankings(root, queries), queries)
         baseline = score(baseline_rankings(root, queries), queries)
         notes = len(list((root / "notes").glob("*.md")))
-    return {"version": 1, "today": os.environ["LORE_TODAY"], "notes": notes,
-            "queries": len(queries), "lore": lore, "baseline": baseline}
+    return {
+        "version": 1,
+        "today": os.environ["LORE_TODAY"],
+        "notes": notes,
+        "queries": len(queries),
+        "lore": lore,
+        "baseline": baseline,
+    }
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--no-save", action="store_true", help="do not write eval/results.json")
     args = parser.parse_args()
@@ -140,14 +153,20 @@ def main() -> None:
     if args.json:
         print(json.dumps(results, indent=2))
         return
-    print(f"{results['queries']} judged queries over {results['notes']} notes "
-          f"(today = {results['today']})\n")
-    print(f"{'kind':<12}{'n':>4}  {'lore nDCG@10':>13}{'lore MRR@10':>12}  "
-          f"{'baseline nDCG@10':>17}{'baseline MRR@10':>16}")
+    print(
+        f"{results['queries']} judged queries over {results['notes']} notes "
+        f"(today = {results['today']})\n"
+    )
+    print(
+        f"{'kind':<12}{'n':>4}  {'lore nDCG@10':>13}{'lore MRR@10':>12}  "
+        f"{'baseline nDCG@10':>17}{'baseline MRR@10':>16}"
+    )
     for kind, lore in results["lore"]["summary"].items():
         base = results["baseline"]["summary"][kind]
-        print(f"{kind:<12}{lore['queries']:>4}  {lore['ndcg@10']:>13.3f}{lore['mrr@10']:>12.3f}  "
-              f"{base['ndcg@10']:>17.3f}{base['mrr@10']:>16.3f}")
+        print(
+            f"{kind:<12}{lore['queries']:>4}  {lore['ndcg@10']:>13.3f}{lore['mrr@10']:>12.3f}  "
+            f"{base['ndcg@10']:>17.3f}{base['mrr@10']:>16.3f}"
+        )
     misses = [q for q, v in results["lore"]["per_query"].items() if v["rr@10"] < 1]
     print(f"\nqueries whose answer is not first: {', '.join(misses) or 'none'}")
 

@@ -29,11 +29,23 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "weights": {"title": 6.0, "tags": 4.0, "body": 1.0, "files_touched": 3.0},
     },
     "digest": {"budget_chars": 6000},
+    # Agent hooks (docs/agents/index.md): what `lore hook` injects and what it starts.
+    "hooks": {
+        "session_start": True,
+        "prompt": False,
+        "prompt_min_score": 10.0,
+        "prompt_max_notes": 3,
+        "prompt_snippet_chars": 240,
+        "sync_interval_minutes": 30,
+        "sync_timeout_seconds": 120,
+    },
     "curator": {
         "max_body_words": 250,
         "max_title_chars": 120,
         "allow_extra_fields": False,
         "allowed_link_domains": ["github.com"],
+        "allowed_placeholders": [],
+        "near_duplicate_threshold": 0.6,
     },
 }
 

@@ -114,22 +114,27 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_text(result: Any) -> None:
+    from rich.table import Table
+
     from lore.cli.output import console, safe
     from lore.curator.formats import summary_line
 
     out = console()
-    current = None
+    by_path: dict[str, list[Any]] = {}
     for finding in result.findings:
-        if finding.path != current:
-            current = finding.path
-            out.print(f"[bold]{safe(current or '(vault)')}[/bold]")
-        colour = "red" if finding.is_error else "yellow"
-        line = f"{finding.line:>4}" if finding.line else "    "
-        out.print(
-            f"  {line}  [{colour}]{finding.severity:<7}[/{colour}] "
-            f"[dim]{safe(finding.rule)}[/dim]  {safe(finding.message)}"
-        )
-        if finding.suggestion:
-            out.print(f"          [dim]→ {safe(finding.suggestion)}[/dim]")
+        by_path.setdefault(finding.path, []).append(finding)
+    for path, findings in by_path.items():
+        out.print(f"[bold]{safe(path or '(vault)')}[/bold]")
+        table = Table.grid(padding=(0, 1))
+        table.add_column(justify="right", min_width=5)
+        table.add_column(min_width=7)
+        table.add_column(overflow="fold")
+        for finding in findings:
+            colour = "red" if finding.is_error else "yellow"
+            text = f"[dim]{safe(finding.rule)}[/dim]  {safe(finding.message)}"
+            if finding.suggestion:
+                text += f"\n[dim]→ {safe(finding.suggestion)}[/dim]"
+            table.add_row(str(finding.line or ""), f"[{colour}]{finding.severity}[/{colour}]", text)
+        out.print(table)
     style = "red" if result.errors else ("yellow" if result.warnings else "green")
     out.print(f"[{style}]{safe(summary_line(result))}[/{style}]")

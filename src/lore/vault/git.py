@@ -12,7 +12,6 @@ import os
 import re
 import subprocess
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from lore.errors import GitError
@@ -275,6 +274,117 @@ def init_and_commit(root: Path, message: str, *, author: tuple[str, str] | None 
     return run_git(["rev-parse", "HEAD"], root).stdout.decode().strip()
 
 
+# ---- the state of a working tree, for `lore sync` and `lore remember` ----
+
+
+def git_dir_of(root: Path) -> Path | None:
+    found = find_git_dir(root)
+    return found[1] if found is not None else None
+
+
+def current_branch(root: Path) -> str | None:
+    """The branch HEAD is on (`main`), or None when HEAD is detached or there is no git."""
+    git_dir = git_dir_of(root)
+    if git_dir is None:
+        return None
+    try:
+        head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    prefix = "ref: refs/heads/"
+    return head[len(prefix) :] if head.startswith(prefix) else None
+
+
+_OPERATIONS = (
+    ("rebase-merge", "a rebase", "git rebase --continue` or `git rebase --abort"),
+    ("rebase-apply", "a rebase", "git rebase --continue` or `git rebase --abort"),
+    ("MERGE_HEAD", "a merge", "git merge --continue` or `git merge --abort"),
+    (
+        "CHERRY_PICK_HEAD",
+        "a cherry-pick",
+        "git cherry-pick --continue` or `git cherry-pick --abort",
+    ),
+    ("REVERT_HEAD", "a revert", "git revert --continue` or `git revert --abort"),
+    ("BISECT_LOG", "a bisect", "git bisect reset"),
+)
+
+
+def operation_in_progress(root: Path) -> tuple[str, str] | None:
+    """(what, how to finish it) when a merge, rebase, cherry-pick, revert or bisect is open."""
+    git_dir = git_dir_of(root)
+    if git_dir is None:
+        return None
+    for marker, what, fix in _OPERATIONS:
+        if (git_dir / marker).exists():
+            return what, f"`{fix}`"
+    return None
+
+
+def upstream_of(root: Path, branch: str) -> str | None:
+    """The remote-tracking branch `branch` follows (`origin/main`), or None."""
+    result = run_git(
+        ["for-each-ref", "--format=%(upstream:short)", f"refs/heads/{branch}"], root, check=False
+    )
+    text = result.stdout.decode("utf-8", "replace").strip()
+    return text if result.returncode == 0 and text else None
+
+
+def remote_default_branch(root: Path, remote: str = "origin") -> str | None:
+    """The branch `<remote>/HEAD` points at (`main`), as recorded by clone or fetch."""
+    result = run_git(["symbolic-ref", "-q", f"refs/remotes/{remote}/HEAD"], root, check=False)
+    text = result.stdout.decode("utf-8", "replace").strip()
+    prefix = f"refs/remotes/{remote}/"
+    return text[len(prefix) :] if result.returncode == 0 and text.startswith(prefix) else None
+
+
+def ahead_behind(root: Path, local: str, upstream: str) -> tuple[int, int]:
+    """(commits only on `local`, commits only on `upstream`)."""
+    result = run_git(["rev-list", "--left-right", "--count", f"{local}...{upstream}"], root)
+    ahead, behind = result.stdout.decode().split()
+    return int(ahead), int(behind)
+
+
+def changed_tracked_files(root: Path) -> list[str]:
+    """Tracked files with changes, staged or not (untracked files are not counted)."""
+    result = run_git(["status", "--porcelain", "-z", "--untracked-files=no"], root)
+    records = iter(result.stdout.split(b"\0"))
+    paths: list[str] = []
+    for record in records:
+        if len(record) < 4:
+            continue
+        paths.append(record[3:].decode("utf-8", "replace"))
+        if record[:1] in (b"R", b"C"):
+            next(records, None)  # a rename or copy is followed by its source path
+    return paths
+
+
+def merge_ff_only(root: Path, ref: str) -> None:
+    run_git(["merge", "--ff-only", "--quiet", "--no-edit", ref], root)
+
+
+def config_value(root: Path | None, key: str) -> str | None:
+    """A git config value as git sees it from `root` (the user's global config without)."""
+    args = ["config", "--get", key] if root is not None else ["config", "--global", "--get", key]
+    result = run_git(args, root or Path.cwd(), check=False)
+    text = result.stdout.decode("utf-8", "replace").strip()
+    return text if result.returncode == 0 and text else None
+
+
+def ref_exists(root: Path, ref: str) -> bool:
+    result = run_git(["show-ref", "--verify", "--quiet", ref], root, check=False)
+    return result.returncode == 0
+
+
+def list_refs(root: Path, prefix: str) -> dict[str, str]:
+    """Refs under `prefix` (`refs/heads/lore/`): full name -> commit."""
+    result = run_git(["for-each-ref", "--format=%(objectname) %(refname)", prefix], root)
+    refs: dict[str, str] = {}
+    for line in result.stdout.decode("utf-8", "replace").splitlines():
+        sha, _, name = line.partition(" ")
+        refs[name] = sha
+    return refs
+
+
 # ---- pull-request plumbing for the curator (`lore curate --base --head`) ----
 
 
@@ -293,15 +403,24 @@ def merge_base(root: Path, one: str, other: str) -> str | None:
     return text if result.returncode == 0 and _SHA.match(text) else None
 
 
-@dataclass(frozen=True)
 class TreeChange:
-    """One path that differs between two commits, with its modes (120000 = symlink)."""
+    """One path that differs between two commits, with its modes (120000 = symlink).
 
-    status: str  # A, M, D or T
-    old_mode: str
-    new_mode: str
-    new_sha: str
-    path: str
+    `status` is A, M, D or T. A plain class: this module is on the hook path, which
+    does not import dataclasses.
+    """
+
+    __slots__ = ("new_mode", "new_sha", "old_mode", "path", "status")
+
+    def __init__(self, status: str, old_mode: str, new_mode: str, new_sha: str, path: str) -> None:
+        self.status = status
+        self.old_mode = old_mode
+        self.new_mode = new_mode
+        self.new_sha = new_sha
+        self.path = path
+
+    def __repr__(self) -> str:
+        return f"TreeChange({self.status!r}, {self.new_mode!r}, {self.path!r})"
 
 
 def diff_tree(root: Path, old: str, new: str) -> list[TreeChange]:

@@ -1,0 +1,251 @@
+"""What the rules look at: the files under review and the vault they would join.
+
+A `CuratorContext` holds the files under review (`CheckedFile`, each with a
+lenient `NoteView` when it is a note), the notes already in the vault (at the
+base commit in pull-request mode), the taxonomy, the curator settings and, in
+pull-request mode, every file version the pull request's commits introduced
+(`HistoryBlob`) for the secret scan. `sources` builds contexts; rules only read them.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from lore.curator.finding import Finding
+from lore.curator.settings import CuratorSettings
+from lore.errors import Problem
+from lore.note.model import Note
+from lore.note.parse import NoteReport, inspect_note, note_id_from_path, split_frontmatter
+from lore.note.status import Links, Status, compute_status
+from lore.paths import NOTES_DIR
+from lore.taxonomy import Taxonomy
+
+SYMLINK_MODE = "120000"
+SUBMODULE_MODE = "160000"
+
+
+def is_note_path(path: str) -> bool:
+    """`notes/<name>.md` directly inside notes/."""
+    prefix = NOTES_DIR + "/"
+    return path.startswith(prefix) and path.endswith(".md") and "/" not in path[len(prefix) :]
+
+
+def collision_key(note_id: str) -> str:
+    """Ids that differ only in case or Unicode normalisation collide on some systems."""
+    return unicodedata.normalize("NFKC", note_id).casefold()
+
+
+@dataclass(frozen=True)
+class NoteView:
+    """What the rules need from a note, read leniently so rules run even with bad fields."""
+
+    id: str
+    path: str
+    text: str  # the decoded file, LF line endings, no BOM
+    body: str  # the body as written (not stripped), starting on `body_line`
+    body_line: int
+    title: str | None = None
+    type: str | None = None
+    tags: tuple[str, ...] = ()
+    repo: tuple[str, ...] = ()
+    services: tuple[str, ...] = ()
+    files_touched: tuple[str, ...] = ()
+    supersedes: tuple[str, ...] = ()
+    depends_on: tuple[str, ...] = ()
+    date: str | None = None
+    expires: str | None = None
+    source: str | None = None
+    author: str | None = None
+    key_lines: dict[str, int] = field(default_factory=dict, compare=False)
+    frontmatter_end: int = 0  # offset in `text` where the body starts
+
+    def line_of_key(self, key: str) -> int:
+        return self.key_lines.get(key, 2 if self.body_line > 1 else 1)
+
+    def body_line_at(self, offset: int) -> int:
+        """The file line of an offset into `body`."""
+        return self.body_line + self.body.count("\n", 0, offset)
+
+    def links(self) -> Links:
+        return Links(self.id, self.supersedes, self.depends_on, self.expires)
+
+
+def _text_value(value: Any) -> str | None:
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    return None
+
+
+def _list_value(value: Any) -> tuple[str, ...]:
+    items = value if isinstance(value, list) else [value]
+    return tuple(item.strip() for item in items if isinstance(item, str) and item.strip())
+
+
+def view_of(report: NoteReport) -> NoteView | None:
+    """A lenient view of a parsed note file (None when the file is not text at all)."""
+    text = report.text
+    if text is None:
+        return None
+    split = split_frontmatter(text, report.path)
+    if isinstance(split, Problem):
+        body, body_line, frontmatter_end = text, 1, 0
+    else:
+        _, body, body_line = split
+        frontmatter_end = len(text) - len(body)
+    note_id = note_id_from_path(report.path)
+    note = report.note
+    common = (note_id, report.path, text, body, body_line)
+    if note is not None:
+        return NoteView(
+            *common,
+            key_lines=dict(report.key_lines),
+            frontmatter_end=frontmatter_end,
+            title=note.title,
+            type=note.type,
+            tags=note.tags,
+            repo=note.repo,
+            services=note.services,
+            files_touched=note.files_touched,
+            supersedes=note.supersedes,
+            depends_on=note.depends_on,
+            date=note.date,
+            expires=note.expires,
+            source=note.source,
+            author=note.author,
+        )
+    data = report.frontmatter or {}
+    return NoteView(
+        *common,
+        key_lines=dict(report.key_lines),
+        frontmatter_end=frontmatter_end,
+        title=_text_value(data.get("title")),
+        type=_text_value(data.get("type")),
+        tags=tuple(tag.lower() for tag in _list_value(data.get("tags"))),
+        repo=_list_value(data.get("repo")),
+        services=_list_value(data.get("services")),
+        files_touched=_list_value(data.get("files_touched")),
+        supersedes=_list_value(data.get("supersedes")),
+        depends_on=_list_value(data.get("depends_on")),
+        date=_text_value(data.get("date")),
+        expires=_text_value(data.get("expires")),
+        source=_text_value(data.get("source")),
+        author=_text_value(data.get("author")),
+    )
+
+
+def view_of_note(note: Note) -> NoteView:
+    """A view of a note already in the vault (its body has no frontmatter offset)."""
+    return NoteView(
+        id=note.id,
+        path=note.path,
+        text=note.body,
+        body=note.body,
+        body_line=1,
+        title=note.title,
+        type=note.type,
+        tags=note.tags,
+        repo=note.repo,
+        services=note.services,
+        files_touched=note.files_touched,
+        supersedes=note.supersedes,
+        depends_on=note.depends_on,
+        date=note.date,
+        expires=note.expires,
+        source=note.source,
+        author=note.author,
+    )
+
+
+@dataclass
+class CheckedFile:
+    """One file under review: a note, or another file the change touches."""
+
+    path: str  # the path in the vault, e.g. notes/<id>.md
+    display: str  # the path findings name (the argument given, or the vault path)
+    raw: bytes
+    mode: str = "100644"
+    is_note: bool = False
+    report: NoteReport | None = None
+    view: NoteView | None = None
+
+    @classmethod
+    def note(cls, path: str, display: str, raw: bytes, mode: str = "100644") -> CheckedFile:
+        report = inspect_note(raw, path)
+        return cls(path, display, raw, mode, True, report, view_of(report))
+
+    def decoded(self) -> str:
+        """The text for scanners that must see everything, even undecodable files."""
+        if self.view is not None:
+            return self.view.text
+        text = self.raw.decode("utf-8", "replace")
+        text = text.removeprefix("\ufeff")
+        return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+@dataclass(frozen=True)
+class HistoryBlob:
+    """A file version a commit of the pull request introduced that is not in its result."""
+
+    path: str
+    sha: str
+    raw: bytes
+
+
+@dataclass
+class CuratorContext:
+    root: Path
+    settings: CuratorSettings
+    taxonomy: Taxonomy | None
+    files: list[CheckedFile]
+    existing: dict[str, Note]  # id -> notes already in the vault, not touched by the change
+    vault_ids: set[str]  # every note id once the change is in (links resolve against these)
+    vault_paths: list[str]  # every note path once the change is in
+    today: str
+    mode: str  # "range", "paths" or "all"
+    taxonomy_path: str = "_taxonomy.md"
+    taxonomy_changed: bool = False
+    settings_changed: bool = False
+    deleted: set[str] = field(default_factory=set)  # note ids the change deletes
+    history: list[HistoryBlob] = field(default_factory=list)
+    commits: tuple[str, str] | None = None  # (base, head) in range mode
+    settings_problems: list[Finding] = field(default_factory=list)
+    # Secret values the secret rules found: `run.curate` masks them in every output.
+    redactions: set[str] = field(default_factory=set)
+
+    @property
+    def audit(self) -> bool:
+        return self.mode == "all"
+
+    @cached_property
+    def notes(self) -> list[CheckedFile]:
+        """The checked files that are notes and could be read as text."""
+        return [f for f in self.files if f.is_note and f.view is not None]
+
+    @cached_property
+    def checked_ids(self) -> set[str]:
+        return {f.view.id for f in self.notes if f.view is not None}
+
+    @cached_property
+    def statuses_before(self) -> dict[str, Status]:
+        """Status of the notes already in the vault, before the change."""
+        return compute_status(
+            [Links(n.id, n.supersedes, n.depends_on, n.expires) for n in self.existing.values()],
+            self.today,
+        )
+
+    @cached_property
+    def statuses_after(self) -> dict[str, Status]:
+        """Status of every note once the change is in (unreadable notes count as active)."""
+        links = {
+            n.id: Links(n.id, n.supersedes, n.depends_on, n.expires) for n in self.existing.values()
+        }
+        for nid in self.vault_ids:
+            links.setdefault(nid, Links(nid))
+        for checked in self.notes:
+            assert checked.view is not None
+            links[checked.view.id] = checked.view.links()
+        return compute_status(links.values(), self.today)

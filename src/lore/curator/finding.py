@@ -1,0 +1,70 @@
+"""`Finding`: one thing the curator found, as data (DESIGN.md section 3).
+
+A finding names its rule (`family/name`, stable), its severity, the file and line,
+a message and optionally a suggestion. Messages never contain a secret value: the
+secret rules mask what they found, and `run.curate` scrubs every finding of any
+value a secret rule matched before it is returned.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from lore.errors import Problem
+
+ERROR = "error"
+WARNING = "warning"
+SEVERITIES = (ERROR, WARNING)
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str  # e.g. "secret/github-token"
+    severity: str  # "error" or "warning"
+    path: str  # relative to the vault root, as the user sees it
+    line: int | None
+    message: str
+    suggestion: str | None = None
+
+    @property
+    def family(self) -> str:
+        return self.rule.split("/", 1)[0]
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity == ERROR
+
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        return (self.path, self.line or 0, 0 if self.is_error else 1, self.rule, self.message)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule,
+            "severity": self.severity,
+            "path": self.path,
+            "line": self.line,
+            "message": self.message,
+            "suggestion": self.suggestion,
+        }
+
+    def with_text(self, message: str, suggestion: str | None) -> Finding:
+        return replace(self, message=message, suggestion=suggestion)
+
+
+def from_problem(problem: Problem, *, path: str, severity: str | None = None) -> Finding:
+    """A parser's `Problem` as a finding; its code already is a rule id (`frontmatter/…`)."""
+    return Finding(
+        rule=problem.code,
+        severity=severity or problem.severity,
+        path=path,
+        line=problem.line,
+        message=problem.message,
+        suggestion=problem.fix,
+    )
+
+
+def count(findings: list[Finding]) -> tuple[int, int]:
+    """(errors, warnings)."""
+    errors = sum(1 for finding in findings if finding.is_error)
+    return errors, len(findings) - errors

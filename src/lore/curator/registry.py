@@ -1,0 +1,55 @@
+"""The rule families, in the order they run: a plain tuple, no discovery, no plugins."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Protocol
+
+from lore.curator.context import CuratorContext
+from lore.curator.finding import Finding
+from lore.curator.rules import (
+    contradiction,
+    convention,
+    duplicate,
+    filename,
+    frontmatter,
+    injection,
+    lifecycle,
+    link,
+    secret,
+    taxonomy,
+)
+
+
+class RuleFamily(Protocol):
+    """A module under `rules/`: its name, its rule ids, and its check."""
+
+    @property
+    def NAME(self) -> str: ...  # noqa: N802 - module constants
+
+    @property
+    def RULES(self) -> Mapping[str, str]: ...  # noqa: N802 - rule id -> what it catches
+
+    def check(self, context: CuratorContext) -> list[Finding]: ...
+
+
+FAMILIES: tuple[RuleFamily, ...] = (
+    frontmatter,
+    filename,
+    taxonomy,
+    link,
+    convention,
+    secret,
+    injection,
+    duplicate,
+    contradiction,
+    lifecycle,
+)
+
+
+def all_rules() -> dict[str, str]:
+    """Every rule id the curator can report, with a one-line description."""
+    rules: dict[str, str] = {}
+    for family in FAMILIES:
+        rules.update(family.RULES)
+    return rules

@@ -1,0 +1,142 @@
+"""`curate`: the library entry point of the curator (used by `lore curate` and `lore remember`).
+
+It builds the context for one of three modes (a commit range, paths or drafts, or
+the whole vault), runs every rule family of the registry, and returns the sorted
+findings with a preview of each note as an agent will see it. A family that fails
+unexpectedly becomes an error finding, so a broken rule blocks a pull request
+instead of waving it through. Every output is scrubbed of the secret values the
+secret rules found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+
+from lore.curator import sources
+from lore.curator.context import CheckedFile, CuratorContext
+from lore.curator.finding import ERROR, Finding, count
+from lore.curator.registry import FAMILIES
+from lore.curator.secrets import redact, scan_secrets
+from lore.errors import ExitCode, UsageError
+from lore.sanitize import sanitize_markdown, sanitize_text
+
+
+@dataclass
+class CurateResult:
+    findings: list[Finding]
+    checked: list[str]  # the paths that were reviewed
+    previews: dict[str, str] = field(default_factory=dict)  # path -> what an agent will see
+    mode: str = "paths"
+
+    @property
+    def errors(self) -> int:
+        return count(self.findings)[0]
+
+    @property
+    def warnings(self) -> int:
+        return count(self.findings)[1]
+
+    @property
+    def exit_code(self) -> int:
+        return int(ExitCode.PROBLEMS_FOUND if self.errors else ExitCode.OK)
+
+
+def build_context(
+    root: Path,
+    *,
+    base: str | None = None,
+    head: str | None = None,
+    paths: Iterable[str] = (),
+    all_notes: bool = False,
+    drafts: Mapping[str, bytes] | None = None,
+    today: str | None = None,
+) -> CuratorContext:
+    day = today or date.today().isoformat()
+    paths = list(paths)
+    modes = sum((base is not None or head is not None, bool(paths) or bool(drafts), all_notes))
+    if modes != 1:
+        raise UsageError(
+            "Tell the curator what to check: --base REF --head REF, file paths, or --all "
+            "(one of them).",
+            fix="E.g. `lore curate --base origin/main --head HEAD`.",
+        )
+    if base is not None or head is not None:
+        if base is None:
+            raise UsageError("--head needs --base.", fix="Add --base REF, e.g. origin/main.")
+        return sources.context_for_range(root, base, head or "HEAD", today=day)
+    if all_notes:
+        return sources.context_for_all(root, today=day)
+    return sources.context_for_paths(root, paths, today=day, drafts=drafts)
+
+
+def run_rules(context: CuratorContext) -> list[Finding]:
+    findings: list[Finding] = []
+    for family in FAMILIES:
+        try:
+            findings += family.check(context)
+        except Exception as exc:  # noqa: BLE001 - a crashing rule must not wave a change through
+            findings.append(
+                Finding(
+                    f"{family.NAME}/internal-error",
+                    ERROR,
+                    "",
+                    None,
+                    f"the {family.NAME} rules stopped with {type(exc).__name__}; this is a bug in "
+                    "lore, so the change is not approved",
+                    "Report it with the files that caused it.",
+                )
+            )
+    return findings
+
+
+def _clean(finding: Finding, secrets: set[str]) -> Finding:
+    message = sanitize_text(finding.message)
+    suggestion = sanitize_text(finding.suggestion) if finding.suggestion else None
+    if secrets:
+        message = redact(message, secrets)
+        suggestion = redact(suggestion, secrets) if suggestion else None
+    return finding.with_text(message, suggestion)
+
+
+def preview(checked: CheckedFile, secrets: Iterable[str]) -> str | None:
+    """The note as recall would hand it to an agent: sanitised, secrets masked."""
+    view = checked.view
+    if view is None:
+        return None
+    text = sanitize_text(view.text[: view.frontmatter_end]) + sanitize_markdown(view.body)
+    values = set(secrets) | {match.value for match in scan_secrets(text)}
+    return redact(text, values)
+
+
+def curate(
+    root: Path,
+    *,
+    base: str | None = None,
+    head: str | None = None,
+    paths: Iterable[str] = (),
+    all_notes: bool = False,
+    drafts: Mapping[str, bytes] | None = None,
+    today: str | None = None,
+) -> CurateResult:
+    """Review notes; raises `UsageError` for bad arguments, never for bad notes."""
+    context = build_context(
+        root, base=base, head=head, paths=paths, all_notes=all_notes, drafts=drafts, today=today
+    )
+    findings = run_rules(context)
+    unique = {(f.rule, f.severity, f.path, f.line, f.message): f for f in findings}
+    cleaned = sorted((_clean(f, context.redactions) for f in unique.values()), key=Finding.sort_key)
+    previews: dict[str, str] = {}
+    if context.mode != "all":
+        for checked in context.notes:
+            shown = preview(checked, context.redactions)
+            if shown is not None:
+                previews[checked.display] = shown
+    return CurateResult(
+        findings=cleaned,
+        checked=[checked.display for checked in context.files],
+        previews=previews,
+        mode=context.mode,
+    )

@@ -1,0 +1,288 @@
+"""Build a `CuratorContext` from a pull request's refs, from paths, or from the whole vault.
+
+- Range (`--base/--head`): the files that differ between the merge base and the
+  head are under review; the vault they join is the base commit's tree. Settings
+  come from the base (a pull request cannot loosen its own review); the taxonomy
+  comes from the head (a tag may be added in the same pull request). Every blob
+  a commit of the range introduced is kept for the secret scan.
+- Paths: the given files (or drafts handed over in memory by `lore remember`)
+  against the working tree.
+- All: every file in `notes/` of the working tree, each against all the others.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from pathlib import Path
+
+from lore.curator.context import (
+    SUBMODULE_MODE,
+    SYMLINK_MODE,
+    CheckedFile,
+    CuratorContext,
+    HistoryBlob,
+    is_note_path,
+)
+from lore.curator.finding import WARNING
+from lore.curator.settings import load_curator_settings
+from lore.errors import UsageError
+from lore.note.model import Note
+from lore.note.parse import inspect_note, note_id_from_path
+from lore.paths import NOTES_DIR
+from lore.settings import SETTINGS_FILE
+from lore.taxonomy import TAXONOMY_FILE, parse_taxonomy
+from lore.vault import git
+
+MAX_SCAN_BYTES = 1024 * 1024  # larger files are not scanned for secrets line by line
+
+
+def _decode(raw: bytes | None) -> str | None:
+    if raw is None:
+        return None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None
+
+
+def _parse_existing(files: Mapping[str, bytes]) -> dict[str, Note]:
+    notes: dict[str, Note] = {}
+    for path, raw in files.items():
+        report = inspect_note(raw, path)
+        if report.note is not None:
+            notes[report.note.id] = report.note
+    return notes
+
+
+def _read_tree_file(root: Path, name: str) -> bytes | None:
+    try:
+        return (root / name).read_bytes()
+    except OSError:
+        return None
+
+
+def _working_notes(root: Path) -> dict[str, bytes]:
+    """notes/*.md of the working tree (regular files only)."""
+    files: dict[str, bytes] = {}
+    try:
+        entries = sorted(os.scandir(root / NOTES_DIR), key=lambda e: e.name)
+    except OSError:
+        return files
+    for entry in entries:
+        if entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
+            try:
+                with open(entry.path, "rb") as handle:  # noqa: PTH123 - DirEntry path
+                    files[f"{NOTES_DIR}/{entry.name}"] = handle.read()
+            except OSError:
+                continue
+    return files
+
+
+def _relative(root: Path, path: Path) -> str | None:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return None
+
+
+def _expand(root: Path, arguments: Iterable[str]) -> list[tuple[str, Path]]:
+    """(display, file) for each argument; folders give their markdown files."""
+    found: list[tuple[str, Path]] = []
+    for argument in arguments:
+        path = Path(argument)
+        if not path.is_absolute() and not path.exists() and (root / path).exists():
+            path = root / path
+        if path.is_dir():
+            for child in sorted(path.rglob("*.md")):
+                if child.is_file() or child.is_symlink():
+                    found.append((str(child), child))
+            continue
+        if not path.exists() and not path.is_symlink():
+            raise UsageError(
+                f"{argument}: no such file.",
+                fix="Name note files, a folder of notes, or use --all or --base/--head.",
+            )
+        found.append((argument, path))
+    return found
+
+
+def _make_file(
+    path: str, display: str, raw: bytes, mode: str, *, force_note: bool = False
+) -> CheckedFile:
+    """A note when it is markdown under notes/ (or named explicitly), else a plain file."""
+    if mode in (SYMLINK_MODE, SUBMODULE_MODE):
+        return CheckedFile(path, display, raw, mode)
+    if force_note or (path.startswith(NOTES_DIR + "/") and path.endswith(".md")):
+        return CheckedFile.note(path, display, raw, mode)
+    return CheckedFile(path, display, raw, mode)
+
+
+def context_for_paths(
+    root: Path,
+    paths: Iterable[str] = (),
+    *,
+    today: str,
+    drafts: Mapping[str, bytes] | None = None,
+) -> CuratorContext:
+    """Check files (or in-memory drafts keyed by vault path) against the working tree."""
+    settings = load_curator_settings(_decode(_read_tree_file(root, SETTINGS_FILE)))
+    taxonomy_text = _decode(_read_tree_file(root, TAXONOMY_FILE))
+    vault_files = _working_notes(root)
+    checked: list[CheckedFile] = []
+    for display, file in _expand(root, paths):
+        relative = _relative(root, file)
+        logical = relative if relative is not None else f"{NOTES_DIR}/{file.name}"
+        mode = SYMLINK_MODE if file.is_symlink() else "100644"
+        try:
+            raw = b"" if mode == SYMLINK_MODE else file.read_bytes()
+        except OSError as exc:
+            raise UsageError(f"{display}: cannot be read ({exc.strerror}).") from None
+        checked.append(_make_file(logical, display, raw, mode, force_note=True))
+    for path, raw in (drafts or {}).items():
+        checked.append(_make_file(path, path, raw, "100644", force_note=True))
+    checked_paths = {f.path for f in checked}
+    existing = _parse_existing({p: r for p, r in vault_files.items() if p not in checked_paths})
+    note_paths = sorted(set(vault_files) | {f.path for f in checked if is_note_path(f.path)})
+    return CuratorContext(
+        root=root,
+        settings=settings,
+        taxonomy=parse_taxonomy(taxonomy_text) if taxonomy_text is not None else None,
+        files=checked,
+        existing=existing,
+        vault_ids={note_id_from_path(p) for p in note_paths},
+        vault_paths=note_paths,
+        today=today,
+        mode="paths",
+        settings_problems=list(settings.problems),
+    )
+
+
+def context_for_all(root: Path, *, today: str) -> CuratorContext:
+    """Every file under notes/ of the working tree, each checked against the others."""
+    settings = load_curator_settings(_decode(_read_tree_file(root, SETTINGS_FILE)))
+    taxonomy_text = _decode(_read_tree_file(root, TAXONOMY_FILE))
+    checked: list[CheckedFile] = []
+    folder = root / NOTES_DIR
+    if folder.is_dir():
+        for current, folders, names in os.walk(folder, followlinks=False):
+            folders.sort()
+            base = Path(current)
+            for name in sorted(names):
+                file = base / name
+                relative = file.relative_to(root).as_posix()
+                if relative == f"{NOTES_DIR}/.gitkeep":
+                    continue
+                mode = SYMLINK_MODE if file.is_symlink() else "100644"
+                try:
+                    raw = b"" if mode == SYMLINK_MODE else file.read_bytes()
+                except OSError:
+                    continue
+                checked.append(_make_file(relative, relative, raw, mode))
+            for name in folders:
+                if (base / name).is_symlink():
+                    relative = (base / name).relative_to(root).as_posix()
+                    checked.append(CheckedFile(relative, relative, b"", SYMLINK_MODE))
+    note_paths = sorted(f.path for f in checked if is_note_path(f.path))
+    return CuratorContext(
+        root=root,
+        settings=settings,
+        taxonomy=parse_taxonomy(taxonomy_text) if taxonomy_text is not None else None,
+        files=checked,
+        existing={},
+        vault_ids={note_id_from_path(p) for p in note_paths},
+        vault_paths=note_paths,
+        today=today,
+        mode="all",
+        taxonomy_changed=True,
+        settings_problems=list(settings.problems),
+    )
+
+
+def _commit(root: Path, ref: str, flag: str) -> str:
+    sha = git.resolve_commit(root, ref)
+    if sha is None:
+        raise UsageError(
+            f"{flag} {ref!r} is not a commit in {root}.",
+            fix="Fetch it first (actions/checkout with fetch-depth: 0), or check the name.",
+        )
+    return sha
+
+
+def context_for_range(root: Path, base: str, head: str, *, today: str) -> CuratorContext:
+    """The files a pull request changes, checked against the vault at its base."""
+    if git.find_git_dir(root) is None:
+        raise UsageError(
+            f"{root} is not a git repository, so --base/--head cannot be used.",
+            fix="Name the note files instead, or use --all.",
+        )
+    base_sha = _commit(root, base, "--base")
+    head_sha = _commit(root, head, "--head")
+    fork = git.merge_base(root, base_sha, head_sha) or base_sha
+    changes = git.diff_tree(root, fork, head_sha)
+    base_tree = {
+        p: s for p, s in git.list_tree(root, base_sha, NOTES_DIR).items() if is_note_path(p)
+    }
+    present = [c for c in changes if c.status != "D"]
+    deleted_paths = {c.path for c in changes if c.status == "D"}
+    changed_paths = {c.path for c in present}
+    wanted = [c.new_sha for c in present if c.new_mode != SUBMODULE_MODE]
+    existing_shas = {
+        p: s for p, s in base_tree.items() if p not in changed_paths and p not in deleted_paths
+    }
+    names = [*wanted, *existing_shas.values()]
+    for name in (SETTINGS_FILE, TAXONOMY_FILE):
+        names += [f"{base_sha}:{name}", f"{head_sha}:{name}"]
+    objects = git.read_objects(root, names)
+
+    def blob(name: str) -> bytes | None:
+        found = objects.get(name)
+        return found[1] if found else None
+
+    checked = [
+        _make_file(c.path, c.path, blob(c.new_sha) or b"", c.new_mode)
+        for c in sorted(present, key=lambda c: c.path)
+    ]
+    existing = _parse_existing(
+        {p: data for p, s in existing_shas.items() if (data := blob(s)) is not None}
+    )
+    base_settings = blob(f"{base_sha}:{SETTINGS_FILE}")
+    head_settings = blob(f"{head_sha}:{SETTINGS_FILE}")
+    settings = load_curator_settings(_decode(base_settings))
+    settings_changed = SETTINGS_FILE in changed_paths and head_settings != base_settings
+    problems = [replace(p, severity=WARNING) for p in settings.problems]
+    if settings_changed:
+        problems += load_curator_settings(_decode(head_settings)).problems
+    taxonomy_text = _decode(blob(f"{head_sha}:{TAXONOMY_FILE}"))
+    note_paths = sorted(
+        (set(base_tree) - deleted_paths) | {c.path for c in present if is_note_path(c.path)}
+    )
+    final_blobs = {c.new_sha for c in present}
+    history_shas = {
+        sha: path
+        for sha, path in git.blobs_in_range(root, base_sha, head_sha, MAX_SCAN_BYTES).items()
+        if sha not in final_blobs
+    }
+    history_objects = git.read_objects(root, history_shas)
+    history = [
+        HistoryBlob(history_shas[sha], sha, data)
+        for sha, (_, data) in sorted(history_objects.items(), key=lambda kv: history_shas[kv[0]])
+    ]
+    return CuratorContext(
+        root=root,
+        settings=settings,
+        taxonomy=parse_taxonomy(taxonomy_text) if taxonomy_text is not None else None,
+        files=checked,
+        existing=existing,
+        vault_ids={note_id_from_path(p) for p in note_paths},
+        vault_paths=note_paths,
+        today=today,
+        mode="range",
+        taxonomy_changed=TAXONOMY_FILE in changed_paths,
+        settings_changed=settings_changed,
+        settings_problems=problems,
+        deleted={note_id_from_path(p) for p in deleted_paths if is_note_path(p)},
+        history=history,
+        commits=(base_sha, head_sha),
+    )

@@ -1,0 +1,1 @@
+"""Tests of the curator: rules, sanitizer, `lore curate` and its output formats."""
