@@ -21,7 +21,8 @@ from lore.curator.finding import ERROR, Finding, count
 from lore.curator.registry import FAMILIES
 from lore.curator.secrets import redact, scan_secrets
 from lore.errors import ExitCode, UsageError
-from lore.sanitize import sanitize_markdown, sanitize_text
+from lore.sanitize import sanitize_text
+from lore.sanitize_markdown import sanitize_markdown
 
 
 @dataclass

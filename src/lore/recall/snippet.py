@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 from lore.sanitize import sanitize_text
 
@@ -34,6 +35,7 @@ _SUFFIXES = (
 )
 
 
+@lru_cache(maxsize=8192)
 def stem(word: str) -> str:
     word = word.lower()
     for suffix in _SUFFIXES:
@@ -49,7 +51,18 @@ def make_snippet(body: str, query_words: Iterable[str], fallback: str = "") -> s
     tokens = text.split()
     if not tokens or not wanted:
         return fallback
-    hits = [any(stem(p) in wanted for p in _PART.findall(token)) for token in tokens]
+    # A stem only drops a suffix, so a word can match only if it shares its first
+    # three letters with a wanted stem: most words are ruled out without stemming.
+    prefixes = {w[:3] for w in wanted}
+
+    def matches(token: str) -> bool:
+        for part in _PART.findall(token):
+            lowered = part.lower()
+            if lowered[:3] in prefixes and stem(lowered) in wanted:
+                return True
+        return False
+
+    hits = [matches(token) for token in tokens]
     if not any(hits):
         return fallback
     best_start, best_count = 0, -1

@@ -19,7 +19,8 @@ from collections import defaultdict
 from lore.curator.context import CuratorContext, NoteView
 from lore.curator.finding import ERROR, WARNING, Finding
 from lore.curator.text import CodeMap, domain_allowed, line_at, quote, url_host, urls
-from lore.sanitize import Hazard, find_hazards, sanitize_text
+from lore.sanitize import sanitize_text
+from lore.sanitize_markdown import Hazard, find_hazards
 
 NAME = "injection"
 RULES = {
