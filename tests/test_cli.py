@@ -171,3 +171,17 @@ def test_demo_notes_pass_the_parser_and_taxonomy() -> None:
         assert note.type in taxonomy.types, path
         assert all(tag in taxonomy.tags for tag in note.tags), path
         assert all(repo in taxonomy.repos for repo in note.repo), path
+
+
+def test_vault_by_registered_name(
+    make_vault: Callable[..., Vault], isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = make_vault({"scope--topic--2026-01-01": note_text()})
+    (isolated_home / "config.toml").write_text(
+        f'[vaults.team]\npath = "{vault.root}"\n[vaults.other]\npath = "{vault.root}"\n',
+        encoding="utf-8",
+    )
+    assert main(["show", "scope--topic--2026-01-01", "--vault", "team", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["id"] == "scope--topic--2026-01-01"
+    assert main(["show", "scope--topic--2026-01-01", "--vault", "nope"]) == 2
+    assert "does not exist" in capsys.readouterr().err

@@ -92,3 +92,26 @@ class NoteError(LoreError):
         self.problems = problems
         first = problems[0]
         super().__init__(first.sentence())
+
+
+class GhError(LoreError):
+    """The GitHub CLI is missing, not signed in, or a `gh` command failed.
+
+    `kind` is "missing", "auth", "timeout" or "failed", so callers can say what to do.
+    """
+
+    def __init__(
+        self, message: str, *, kind: str = "failed", fix: str | None = None, stderr: str = ""
+    ) -> None:
+        super().__init__(message, fix=fix)
+        self.kind = kind
+        self.stderr = stderr  # what gh printed, for callers that recognise a case
+
+
+class ProposalError(LoreError):
+    """A proposal was kept but not finished (blocked by the curator, a push or a PR failed).
+
+    Nothing is lost: the message says where the note is and how to finish it.
+    """
+
+    exit_code = ExitCode.PROBLEMS_FOUND

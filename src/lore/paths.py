@@ -68,8 +68,20 @@ class VaultLocation(Record):
 
 
 def resolve_vault(flag: str | None = None) -> VaultLocation:
-    """Find the vault to use, or raise `VaultError` saying how to name one."""
+    """Find the vault to use, or raise `VaultError` saying how to name one.
+
+    `flag` is a folder, or the name of a vault registered in the user config.
+    """
     if flag:
+        if not Path(flag).expanduser().exists() and "/" not in flag:
+            from lore.config import load_config
+
+            config = load_config()
+            entry = config.vaults.get(flag)
+            if entry is not None:
+                return _checked(
+                    Path(entry.path), f"the vault '{flag}' in {config.path}", "config", name=flag
+                )
         return _checked(Path(flag), "--vault", "flag")
     env = os.environ.get("LORE_VAULT")
     if env:

@@ -462,5 +462,3 @@ def find_hazards(text: str, *, markdown: bool = True) -> list[Hazard]:
     for item in matches:
         hazards.append(Hazard(item.kind, original(item.start), original(item.end), item.detail))
     return hazards
-
-

@@ -23,6 +23,17 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "index": ("lore.cli.index_cmd", "show the local index's state, or rebuild it"),
     "demo": ("lore.cli.demo_cmd", "create a demo vault and run a few recalls in it"),
     "curate": ("lore.cli.curate_cmd", "review notes: taxonomy, conventions, secrets, injection"),
+    "hook": ("lore.cli.hook_cmd", "agent hook entry point: the session digest, prompt recall"),
+    "install": ("lore.cli.install_cmd", "connect an agent: hooks, skills and the MCP server"),
+    "uninstall": ("lore.cli.install_cmd", "remove what `lore install` added to an agent"),
+    "mcp": ("lore.cli.mcp_cmd", "run the MCP server over stdio (recall, get_note)"),
+    "remember": ("lore.cli.remember_cmd", "draft a note, check it, propose it as a pull request"),
+    "proposals": ("lore.cli.proposals_cmd", "list open proposals and the curator's verdict"),
+    "sync": ("lore.cli.sync_cmd", "fetch and fast-forward every vault, refresh its index"),
+    "init": ("lore.cli.init_cmd", "create a new vault from the template (optionally on GitHub)"),
+    "connect": ("lore.cli.connect_cmd", "clone an existing vault, register it and index it"),
+    "vaults": ("lore.cli.vaults_cmd", "list the registered vaults and their state"),
+    "doctor": ("lore.cli.doctor_cmd", "print resolved paths, tool versions and what to fix"),
 }
 
 DESCRIPTION = """\
@@ -65,7 +76,8 @@ def add_vault_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--vault",
         metavar="PATH",
-        help="the vault folder (default: $LORE_VAULT, then the user config's default vault)",
+        help="the vault: a folder or the name of a registered vault (default: $LORE_VAULT, "
+        "then the user config's default vault)",
     )
 
 

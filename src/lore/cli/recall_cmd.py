@@ -23,12 +23,13 @@ dropped, taxonomy aliases are expanded, and notes are ranked by BM25 (title and
 tags above body) with gentle boosts for the current repository, confidence and
 recency. Inactive notes (superseded, expired) are left out unless --all; a match
 on a superseded note returns the note that replaced it.
+
+With several vaults registered (`lore vaults`), all of them are searched and each
+result names its vault; --vault PATH or --vault NAME searches one.
 """
 
 
 def register(sub: Any, name: str, help_text: str) -> None:
-    from lore.cli.main import add_vault_option
-
     parser = sub.add_parser(
         name,
         help=help_text,
@@ -72,13 +73,18 @@ def register(sub: Any, name: str, help_text: str) -> None:
         help="show how each score was made: BM25 per term, then each boost",
     )
     parser.add_argument("--json", action="store_true", help="print the JSON contract on stdout")
-    add_vault_option(parser)
+    parser.add_argument(
+        "--vault",
+        metavar="PATH|NAME",
+        help="search only this vault: a folder, or the name of a registered vault "
+        "(default: $LORE_VAULT, else every registered vault)",
+    )
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.paths import resolve_vault
-    from lore.recall.engine import RecallRequest, recall
+    from lore.recall.engine import RecallRequest
+    from lore.recall.multi import recall_many, vaults_to_search
     from lore.vault.git import current_repo_name
 
     query = " ".join(args.query).strip()
@@ -88,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         )
     if not 1 <= args.limit <= 1000:
         raise UsageError(f"--limit must be between 1 and 1000, not {args.limit}.")
-    vault = resolve_vault(args.vault)
+    vaults = vaults_to_search(args.vault)
     repo = args.repo if args.repo is not None else current_repo_name(Path.cwd())
     request = RecallRequest(
         query=query,
@@ -99,11 +105,11 @@ def run(args: argparse.Namespace) -> int:
         include_inactive=args.include_inactive,
         explain=args.explain,
     )
-    result = recall(vault.root, request)
+    result = recall_many(vaults, request)
     if args.json:
         from lore.cli.output import print_json
 
-        print_json(_as_json(result, vault.root, args.explain))
+        print_json(_as_json(result, args.explain))
         for message in result.notices:
             from lore.cli.output import notice
 
@@ -111,18 +117,27 @@ def run(args: argparse.Namespace) -> int:
         return 0
     from lore.cli.recall_view import show_result
 
-    show_result(result, vault_root=vault.root, explain=args.explain)
+    show_result(result, vault_root=result.vaults[0].root, explain=args.explain)
     return 0
 
 
-def _as_json(result: Any, root: Path, explain: bool) -> dict[str, Any]:
+def _as_json(result: Any, explain: bool) -> dict[str, Any]:
+    first = result.vaults[0]
+    results = []
+    for hit, label in zip(result.hits, result.labels, strict=True):
+        item = hit.to_json(explain=explain)
+        item["vault"] = label
+        results.append(item)
     data: dict[str, Any] = {
         "version": 1,
         "query": result.query,
         "engine": result.engine,
         "repo": result.repo,
-        "vault": {"path": str(root), "commit": result.vault_version or None},
-        "results": [hit.to_json(explain=explain) for hit in result.hits],
+        "vault": {"name": first.name, "path": str(first.root), "commit": first.commit},
+        "vaults": [
+            {"name": v.name, "path": str(v.root), "commit": v.commit} for v in result.vaults
+        ],
+        "results": results,
     }
     if explain:
         data["terms"] = [{"term": t.label, "origin": t.origin} for t in result.plan.terms]

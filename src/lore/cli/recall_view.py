@@ -7,6 +7,7 @@ from typing import Any
 
 from lore.cli.output import console, safe
 from lore.recall.engine import RecallResult
+from lore.recall.multi import MultiResult
 from lore.recall.snippet import HIGHLIGHT
 
 
@@ -23,7 +24,7 @@ def _snippet(text: str) -> str:
     return "".join(pieces)
 
 
-def show_result(result: RecallResult, *, vault_root: Path, explain: bool) -> None:
+def show_result(result: RecallResult | MultiResult, *, vault_root: Path, explain: bool) -> None:
     from rich.table import Table
 
     out = console()
@@ -40,10 +41,13 @@ def show_result(result: RecallResult, *, vault_root: Path, explain: bool) -> Non
     table.add_column("#", justify="right", style="dim")
     table.add_column("score", justify="right")
     table.add_column("note", overflow="fold", ratio=1)
+    labels = getattr(result, "labels", None)
+    several = labels is not None and len(getattr(result, "vaults", ())) > 1
     for number, hit in enumerate(result.hits, start=1):
         repo = safe(", ".join(hit.repo)) if hit.repo else "org-wide"
+        vault = f"[green]{safe(labels[number - 1])}[/] · " if several and labels else ""
         note = (
-            f"[bold]{safe(hit.title)}[/]\n[cyan]{safe(hit.id)}[/]\n"
+            f"[bold]{safe(hit.title)}[/]\n{vault}[cyan]{safe(hit.id)}[/]\n"
             f"[dim]{safe(hit.type)} · {repo} · {safe(hit.confidence)} confidence · {hit.date}[/]"
         )
         if hit.replaces:
@@ -63,10 +67,16 @@ def show_result(result: RecallResult, *, vault_root: Path, explain: bool) -> Non
     out.print(table)
     if explain:
         _explain(out, result)
-    out.print(f"[dim]Read a note: lore show ID   (vault: {safe(str(vault_root))})[/]")
+    if several:
+        names = ", ".join(
+            f"{safe(v.name)} {safe(str(v.root))}" for v in getattr(result, "vaults", ())
+        )
+        out.print(f"[dim]Read a note: lore show ID --vault PATH   (vaults: {names})[/]")
+    else:
+        out.print(f"[dim]Read a note: lore show ID   (vault: {safe(str(vault_root))})[/]")
 
 
-def _explain(out: Any, result: RecallResult) -> None:
+def _explain(out: Any, result: RecallResult | MultiResult) -> None:
     from rich.table import Table
 
     terms = ", ".join(

@@ -1,0 +1,180 @@
+"""Benchmark the agent hooks as agents run them: a whole `lore hook …` process per call.
+
+    python bench/bench_hooks.py                          # 10k notes, 20 runs each
+    python bench/bench_hooks.py --sizes 1000 10000 --runs 30
+    python bench/bench_hooks.py --workdir /tmp/lore-bench   # reuse generated vaults
+
+For each size it generates a synthetic vault (bench/synth.py) with prompt recall
+turned on in its lore.toml, builds the index, and measures with medians:
+- `python -c pass` from the same interpreter (the floor);
+- `lore hook session-start --agent claude-code` with a Claude Code payload whose working
+  directory is a checkout of one of the vault's repositories (the session digest), both
+  as sessions usually find it (the digest of this commit already cached in $LORE_HOME)
+  and uncached (the first session after a commit);
+- `lore hook prompt --agent claude-code` over generated prompts (prompt recall).
+The target is under 150 ms per hook process at 10k notes. Results go to
+bench/results/hooks-<size>.json and a table on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "src"))
+sys.path.insert(0, str(HERE))
+
+from lore.index.build import open_index  # noqa: E402
+from synth import REPOS, git, make_vault, queries  # noqa: E402
+
+BIN = Path(sys.executable).parent
+TARGET_MS = 150.0
+
+
+def lore_command() -> list[str]:
+    script = BIN / "lore"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "lore"]
+
+
+def timed(command: list[str], stdin: bytes, env: dict[str, str]) -> tuple[float, bytes]:
+    started = time.perf_counter()
+    result = subprocess.run(command, input=stdin, capture_output=True, env=env, check=True)
+    return time.perf_counter() - started, result.stdout
+
+
+def ms(samples: list[float]) -> float:
+    return round(statistics.median(samples) * 1000, 1)
+
+
+def p95(samples: list[float]) -> float:
+    ordered = sorted(samples)
+    return round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))] * 1000, 1)
+
+
+def prepare(size: int, workdir: Path) -> Path:
+    vault = workdir / f"vault-{size}"
+    if not (vault / ".git").exists():
+        started = time.perf_counter()
+        make_vault(size, vault)
+        settings = vault / "lore.toml"
+        settings.write_text(
+            settings.read_text(encoding="utf-8") + "\n[hooks]\nprompt = true\n", encoding="utf-8"
+        )
+        git(vault, "commit", "-q", "-am", "turn on prompt recall")
+        print(f"  generated {size} notes in {time.perf_counter() - started:.1f} s", flush=True)
+    conn, _ = open_index(vault)
+    conn.close()
+    return vault
+
+
+def bench_size(size: int, workdir: Path, runs: int) -> dict[str, Any]:
+    vault = prepare(size, workdir)
+    checkout = workdir / "checkout"
+    if not (checkout / ".git").exists():
+        checkout.mkdir(parents=True, exist_ok=True)
+        git(checkout, "init", "-q")
+        git(checkout, "remote", "add", "origin", f"https://github.com/acme/{REPOS[3]}.git")
+    state = Path(tempfile.mkdtemp(prefix="lore-bench-home-"))
+    env = {**os.environ, "LORE_VAULT": str(vault), "LORE_HOME": str(state)}
+    start_payload = json.dumps(
+        {"session_id": "bench", "cwd": str(checkout), "hook_event_name": "SessionStart"}
+    ).encode()
+    start = [*lore_command(), "hook", "session-start", "--agent", "claude-code"]
+    prompt = [*lore_command(), "hook", "prompt", "--agent", "claude-code"]
+
+    timed(start, start_payload, env)  # warm caches
+    bare, starts, uncached, prompts = [], [], [], []
+    digest = b""
+    injected = 0
+    asked = queries(max(runs, 10))
+    for index in range(runs):
+        bare.append(timed([sys.executable, "-c", "pass"], b"", env)[0])
+        seconds, digest = timed(start, start_payload, env)
+        starts.append(seconds)
+        shutil.rmtree(state / "digests", ignore_errors=True)
+        uncached.append(timed(start, start_payload, env)[0])
+        prompt_payload = json.dumps(
+            {"session_id": "bench", "cwd": str(checkout), "prompt": asked[index]}
+        ).encode()
+        seconds, out = timed(prompt, prompt_payload, env)
+        prompts.append(seconds)
+        injected += bool(out)
+    context = json.loads(digest)["hookSpecificOutput"]["additionalContext"]
+    return {
+        "notes": size,
+        "runs": runs,
+        "python_c_pass_ms": ms(bare),
+        "session_start_ms": ms(starts),
+        "session_start_p95_ms": p95(starts),
+        "session_start_uncached_ms": ms(uncached),
+        "prompt_ms": ms(prompts),
+        "prompt_p95_ms": p95(prompts),
+        "prompts_with_context": f"{injected}/{runs}",
+        "digest_chars": len(context),
+        "digest_notes": context.count("\n- "),
+        "under_target": max(ms(starts), ms(uncached), ms(prompts)) < TARGET_MS,
+    }
+
+
+def machine() -> dict[str, Any]:
+    return {
+        "python": platform.python_version(),
+        "sqlite": sqlite3.sqlite_version,
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10000])
+    parser.add_argument("--runs", type=int, default=20, help="runs per measurement (>= 10)")
+    parser.add_argument("--workdir", type=Path, help="where vaults are generated (kept)")
+    args = parser.parse_args()
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="lore-bench-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    results = HERE / "results"
+    results.mkdir(exist_ok=True)
+    rows = []
+    for size in args.sizes:
+        print(f"{size} notes…", flush=True)
+        row = bench_size(size, workdir, max(10, args.runs))
+        row["machine"] = machine()
+        row["measured"] = time.strftime("%Y-%m-%d")
+        (results / f"hooks-{size}.json").write_text(json.dumps(row, indent=2) + "\n")
+        rows.append(row)
+    keys = [
+        "notes",
+        "python_c_pass_ms",
+        "session_start_ms",
+        "session_start_p95_ms",
+        "session_start_uncached_ms",
+        "prompt_ms",
+        "prompt_p95_ms",
+        "prompts_with_context",
+        "digest_chars",
+        "digest_notes",
+        "under_target",
+    ]
+    print("| " + " | ".join(keys) + " |")
+    print("|" + "---|" * len(keys))
+    for row in rows:
+        print("| " + " | ".join(str(row[k]) for k in keys) + " |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,71 @@
+"""`lore doctor`: every resolved path, the tools lore needs, and what to fix."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from lore.errors import ExitCode
+
+EPILOG = """\
+examples:
+  lore doctor
+  lore doctor --offline --json
+
+Exit code 1 when something needs fixing; each problem comes with its fix.
+"""
+
+
+def register(sub: Any, name: str, help_text: str) -> None:
+    parser = sub.add_parser(
+        name,
+        help=help_text,
+        description="Print every path lore resolves, the versions of git, gh and SQLite, "
+        "whether gh is signed in, the state of each vault, and what to fix.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--offline", action="store_true", help="skip the one network check (gh's sign-in)"
+    )
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument(
+        "--vault", metavar="PATH", help="the vault to resolve (default: $LORE_VAULT, then config)"
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from lore.team.doctor import diagnose
+
+    report = diagnose(vault_flag=args.vault, network=not args.offline)
+    code = ExitCode.PROBLEMS_FOUND if report.problems else ExitCode.OK
+    if args.json:
+        from lore.cli.output import print_json
+
+        print_json(report.to_json())
+        return code
+    from lore.cli.output import console, safe
+
+    out = console()
+    out.print(f"[bold]lore {safe(report.version)}[/]")
+    out.print("\n[bold]Paths[/]")
+    for name, value in report.paths.items():
+        out.print(f"  {name:<13} {safe(value) if value else '[dim]—[/]'}")
+    out.print("\n[bold]Checks[/]")
+    for check in report.checks:
+        mark = {True: "[green]ok[/]  ", False: "[red]fix[/] ", None: "[dim]info[/]"}[check.ok]
+        out.print(f"  {mark} {check.name:<16} {safe(check.value)}")
+        if check.fix and check.ok is not True:
+            out.print(f"         [dim]{safe(check.fix)}[/]")
+    if report.vaults:
+        out.print("\n[bold]Vaults[/]")
+        for state in report.vaults:
+            status = state.problem or "ok"
+            colour = "yellow" if state.problem else "green"
+            out.print(f"  {safe(state.name):<16} {safe(state.path)} [{colour}]{safe(status)}[/]")
+    if report.problems:
+        out.print(f"\n[red]{len(report.problems)} thing(s) to fix[/] (listed above).")
+    else:
+        out.print("\n[green]All good.[/]")
+    return code

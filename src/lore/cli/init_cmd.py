@@ -1,0 +1,144 @@
+"""`lore init`: create a new vault from the template, locally or on GitHub."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+EPILOG = """\
+examples:
+  lore init ~/vaults/team
+  lore init --github acme/team-memory --reviewers @acme/leads --protect
+  gh lore init --github acme/team-memory      # pins the curator to this gh-lore release
+
+The vault gets the notes/ folder, _taxonomy.md and _conventions.md (edit both with
+your team), lore.toml, the curator workflows and CODEOWNERS, as a git repository
+with a first commit. It is registered in your config (the first vault becomes the
+default) and indexed. With --github the repository is created with `gh repo
+create`, labelled, pushed, and the branch protection it needs is printed — or
+applied with --protect.
+"""
+
+
+def register(sub: Any, name: str, help_text: str) -> None:
+    parser = sub.add_parser(
+        name,
+        help=help_text,
+        description="Create a new vault from lore's template as a git repository, and "
+        "optionally publish it on GitHub.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "path",
+        nargs="?",
+        help="a new or empty folder (default: ./NAME with --github, else the current folder)",
+    )
+    parser.add_argument(
+        "--github", metavar="OWNER/NAME", help="create this GitHub repository and push the vault"
+    )
+    visibility = parser.add_mutually_exclusive_group()
+    visibility.add_argument(
+        "--private",
+        dest="visibility",
+        action="store_const",
+        const="private",
+        help="a private repository (the default)",
+    )
+    visibility.add_argument(
+        "--internal",
+        dest="visibility",
+        action="store_const",
+        const="internal",
+        help="an internal repository (GitHub Enterprise)",
+    )
+    visibility.add_argument(
+        "--public",
+        dest="visibility",
+        action="store_const",
+        const="public",
+        help="a public repository",
+    )
+    parser.set_defaults(visibility="private")
+    parser.add_argument(
+        "--protect",
+        action="store_true",
+        help="apply the recommended branch protection to main through `gh api`",
+    )
+    parser.add_argument(
+        "--reviewers",
+        metavar="HANDLES",
+        help="who reviews notes, for CODEOWNERS, e.g. '@acme/leads @octocat'",
+    )
+    parser.add_argument(
+        "--curator",
+        metavar="OWNER/REPO@COMMIT",
+        help="the gh-lore release the curator workflow runs (default: this extension's, "
+        "when run as `gh lore`)",
+    )
+    parser.add_argument("--name", help="the vault's name in your config (default: the folder's)")
+    parser.add_argument(
+        "--default", dest="make_default", action="store_true", help="make it the default vault"
+    )
+    parser.add_argument(
+        "--no-register",
+        dest="register",
+        action="store_false",
+        help="do not add it to your config",
+    )
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from lore.team.init import init_vault
+
+    result = init_vault(
+        args.path,
+        github=args.github,
+        visibility=args.visibility,
+        protect=args.protect,
+        name=args.name,
+        reviewers=args.reviewers,
+        curator=args.curator,
+        make_default=args.make_default,
+        register_vault=args.register,
+    )
+    if args.json:
+        from lore.cli.output import print_json
+
+        print_json({"version": 1, **result.to_json()})
+        return 0
+    from lore.cli.output import console, notice, safe
+
+    out = console()
+    for message in result.notices:
+        notice(message)
+    out.print(
+        f"[green]Created[/] the vault [bold]{safe(result.name)}[/] in {safe(str(result.path))}"
+        f" [dim](commit {result.commit[:12]})[/]"
+    )
+    if args.register:
+        out.print("Registered it" + (" as your default vault." if result.default else "."))
+    if result.github:
+        out.print(f"Published at {safe(result.github)}")
+    if result.pinned:
+        out.print(
+            f"The curator workflow runs {safe(result.pinned.repo)}@{result.pinned.commit[:12]} "
+            f"(v{safe(result.pinned.version)})."
+        )
+    if result.protected:
+        out.print("[green]Branch protection applied to main.[/]")
+    elif result.settings:
+        out.print("\n[bold]Recommended settings[/]")
+        for line in result.settings:
+            out.print(f"  {safe(line)}")
+    if result.to_edit:
+        out.print("\n[bold]Before the first proposal, edit[/]")
+        for line in result.to_edit:
+            out.print(f"  - {safe(line)}")
+    out.print(
+        "\nNext: `lore remember` proposes a note; teammates run "
+        f"`lore connect {safe(args.github or str(result.path))}`."
+    )
+    return 0

@@ -1,0 +1,254 @@
+"""`lore install AGENT`, `lore install --check` and `lore uninstall AGENT`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from lore.errors import ExitCode, UsageError
+
+AGENT_NAMES = ("claude-code", "codex", "cursor", "copilot-cli", "gemini-cli")
+
+INSTALL_EPILOG = """\
+examples:
+  lore install claude-code            hooks, skills and MCP server for your user
+  lore install codex --project        the same in this repository's .codex/ and .agents/
+  lore install --check                what is installed where, for every agent
+  lore uninstall cursor               remove what lore added (original bytes come back)
+
+What each agent gets (docs/agents/AGENT.md has the details and sources):
+  hooks    `lore hook session-start` (the session digest) and, where the agent can
+           inject context from a prompt hook, `lore hook prompt` (recall on the
+           prompt, off unless the vault's lore.toml has [hooks] prompt = true)
+  skills   lore-recall and lore-remember (Agent Skills format)
+  MCP      a server named "lore" running `lore mcp`
+Only lore's own entries are touched; every other entry is left as it is. The first
+change to a file saves its original under $LORE_HOME/installs/. For Codex the hooks
+feature flag is set unless config.toml already decides it.
+"""
+
+UNINSTALL_EPILOG = """\
+examples:
+  lore uninstall claude-code          what `lore install claude-code` added
+  lore uninstall codex --project      the same in this repository's files
+
+Only lore's entries go: hook handlers that run `lore hook … --agent …`, the MCP server
+named "lore" that runs `lore mcp`, and skills marked `source: gh-lore`.
+"""
+
+NEXT_STEPS = {
+    "claude-code": "Start a new Claude Code session. The plugin is an alternative: "
+    "/plugin marketplace add OWNER/gh-lore, then /plugin install lore@lore.",
+    "codex": "Start Codex and approve the new hooks when it asks (/hooks lists them).",
+    "cursor": "Restart Cursor. Cursor's IDE can drop sessionStart context in a race "
+    "(docs/agents/cursor.md); the MCP server and skills work regardless.",
+    "copilot-cli": "Start a new Copilot CLI session; /mcp show and /skills list confirm it.",
+    "gemini-cli": "Start Gemini CLI; /hooks panel, /mcp and /skills list confirm it. If the "
+    "hooks system is off, turn it on in /settings (Advanced).",
+}
+
+
+def register(sub: Any, name: str, help_text: str) -> None:
+    uninstalling = name == "uninstall"
+    parser = sub.add_parser(
+        name,
+        help=help_text,
+        description=(
+            "Remove what `lore install` added to an agent's files: lore's hook entries, skills "
+            "and MCP server. A file lore created is deleted; a file nobody changed since is "
+            "restored to its original bytes; otherwise only lore's entries are removed."
+            if uninstalling
+            else "Connect a coding agent to the vault: merge lore's hooks, skills and MCP "
+            "server entry into the agent's configuration, user-level or (--project) for this "
+            "repository. Idempotent; other tools' entries are never touched."
+        ),
+        epilog=UNINSTALL_EPILOG if uninstalling else INSTALL_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "agent",
+        nargs=None if uninstalling else "?",
+        choices=AGENT_NAMES,
+        metavar="AGENT",
+        help="claude-code, codex, cursor, copilot-cli or gemini-cli",
+    )
+    parser.add_argument(
+        "--project",
+        action="store_true",
+        help="this repository's configuration instead of your user configuration",
+    )
+    if not uninstalling:
+        parser.add_argument(
+            "--check", action="store_true", help="report what is installed where; change nothing"
+        )
+        parser.add_argument(
+            "--no-prompt",
+            action="store_true",
+            help="leave out the prompt hook (prompt recall is opt-in in lore.toml anyway)",
+        )
+        parser.add_argument(
+            "--dry-run", action="store_true", help="show what would change; write nothing"
+        )
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.set_defaults(handler=run_uninstall if uninstalling else run_install)
+
+
+def _project_root(args: argparse.Namespace) -> Path | None:
+    if not args.project:
+        return None
+    from lore.vault.git import find_git_dir
+
+    cwd = Path.cwd()
+    found = find_git_dir(cwd)
+    return found[0] if found else cwd
+
+
+def _lore_argv() -> list[str]:
+    from lore.integrations.install.ownership import default_lore_argv
+
+    return default_lore_argv()
+
+
+def run_install(args: argparse.Namespace) -> int:
+    project = _project_root(args)
+    if args.check:
+        return _check(args.agent, project, args.json)
+    if not args.agent:
+        raise UsageError(
+            "Name the agent to install for.",
+            fix=f"One of: {', '.join(AGENT_NAMES)} (or `lore install --check`).",
+        )
+    from lore.integrations.install.run import install
+
+    changes = install(
+        args.agent, project, _lore_argv(), prompt=not args.no_prompt, dry_run=args.dry_run
+    )
+    _report(args, changes, "install")
+    if not args.json and not args.dry_run:
+        from lore.cli.output import notice
+
+        notice(NEXT_STEPS[args.agent])
+        _warn_without_vault()
+    return _exit_code(changes)
+
+
+def run_uninstall(args: argparse.Namespace) -> int:
+    from lore.integrations.install.run import uninstall
+
+    changes = uninstall(args.agent, _project_root(args))
+    _report(args, changes, "uninstall")
+    return _exit_code(changes)
+
+
+def _exit_code(changes: list[Any]) -> int:
+    bad = any(change.action in ("skipped", "failed") for change in changes)
+    return ExitCode.PROBLEMS_FOUND if bad else ExitCode.OK
+
+
+def _report(args: argparse.Namespace, changes: list[Any], verb: str) -> None:
+    scope = f"project {_project_root(args)}" if args.project else "user"
+    if args.json:
+        from lore.cli.output import print_json
+
+        print_json(
+            {
+                "version": 1,
+                "command": verb,
+                "agent": args.agent,
+                "scope": scope,
+                "changes": [
+                    {"path": str(c.path), "what": c.label, "action": c.action, "detail": c.detail}
+                    for c in changes
+                ],
+            }
+        )
+        return
+    from lore.cli.output import console, safe
+
+    out = console()
+    out.print(f"lore {verb} {args.agent} ({scope} scope)")
+    if not changes:
+        out.print("  nothing of lore's was there" if verb == "uninstall" else "  nothing to do")
+    for change in changes:
+        colour = {"skipped": "yellow", "failed": "red"}.get(change.action, "green")
+        line = f"  [{colour}]{change.action:<10}[/] {safe(_home_relative(change.path))}"
+        line += f"  [dim]{safe(change.label)}[/]"
+        out.print(line, soft_wrap=True)
+        if change.detail:
+            out.print(f"             [dim]{safe(change.detail)}[/]", soft_wrap=True)
+
+
+def _check(agent: str | None, project: Path | None, as_json: bool) -> int:
+    from lore.integrations.install.run import check
+
+    lore_argv = _lore_argv()
+    agents = [agent] if agent else list(AGENT_NAMES)
+    scopes: list[tuple[str, Path | None]] = [("user", None)]
+    if project is not None:
+        scopes.append((f"project {project}", project))
+    rows = [
+        (name, scope, status)
+        for name in agents
+        for scope, root in scopes
+        for status in check(name, root, lore_argv)
+    ]
+    if as_json:
+        from lore.cli.output import print_json
+
+        print_json(
+            {
+                "version": 1,
+                "command": " ".join(lore_argv),
+                "results": [
+                    {
+                        "agent": name,
+                        "scope": scope,
+                        "what": status.label,
+                        "path": str(status.path),
+                        "state": status.state,
+                    }
+                    for name, scope, status in rows
+                ],
+            }
+        )
+        return ExitCode.OK
+    from lore.cli.output import console, safe
+
+    out = console()
+    out.print(f"lore runs as: {safe(' '.join(lore_argv))}", soft_wrap=True)
+    current = None
+    for name, scope, status in rows:
+        if (name, scope) != current:
+            current = (name, scope)
+            out.print(f"[bold]{name}[/] ({safe(scope)} scope)")
+        colour = {"installed": "green", "missing": "dim", "outdated": "yellow"}.get(
+            status.state, "red"
+        )
+        out.print(
+            f"  [{colour}]{status.state:<10}[/] {safe(status.label):<28} "
+            f"{safe(_home_relative(status.path))}",
+            soft_wrap=True,
+        )
+    return ExitCode.OK
+
+
+def _home_relative(path: Path) -> str:
+    try:
+        return "~/" + path.relative_to(Path.home()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _warn_without_vault() -> None:
+    from lore.cli.output import notice
+    from lore.errors import LoreError
+    from lore.paths import resolve_vault
+
+    try:
+        resolve_vault(None)
+    except LoreError:
+        notice(
+            "No vault is configured yet, so the hooks will stay silent: "
+            "`lore connect OWNER/REPO` clones your team's vault (or set LORE_VAULT)."
+        )

@@ -1,0 +1,45 @@
+"""`lore mcp`: serve the vault to an agent over MCP (stdio)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from lore.errors import UsageError
+
+EPILOG = """\
+tools (read-only):
+  recall(query, repo?, limit?)   ranked recall, as `lore recall --json`
+  get_note(id)                   one note in full, sanitized, with its vault commit
+
+An agent starts this command itself; `lore install AGENT` writes the entry. It speaks
+JSON-RPC on stdin/stdout, so run it by hand only to check that it starts (Ctrl-C ends
+it). Needs the MCP extra: pipx install 'gh-lore[mcp]' (or pip install 'gh-lore[mcp]').
+See docs/mcp.md.
+"""
+
+
+def register(sub: Any, name: str, help_text: str) -> None:
+    from lore.cli.main import add_vault_option
+
+    parser = sub.add_parser(
+        name,
+        help=help_text,
+        description="Run lore's MCP server over stdio, on the official MCP Python SDK.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_vault_option(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        from lore.integrations.mcp_server import serve
+    except ImportError as exc:
+        raise UsageError(
+            f"The MCP server needs the `mcp` package ({exc}).",
+            fix="Install the extra: pipx install 'gh-lore[mcp]' (or pip install 'gh-lore[mcp]').",
+        ) from None
+    serve(args.vault)
+    return 0

@@ -1,0 +1,80 @@
+"""`lore proposals`: the open proposals of each vault, with the curator's verdict."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+EPILOG = """\
+examples:
+  lore proposals
+  lore proposals team --json
+
+Lists the pull requests whose branch starts with lore/ (through `gh`, with the
+curator check's state), branches pushed to a remote that is not GitHub, and local
+proposals that stopped before their pull request was opened — finish those with
+`lore remember --resume ID`.
+"""
+
+
+def register(sub: Any, name: str, help_text: str) -> None:
+    parser = sub.add_parser(
+        name,
+        help=help_text,
+        description="List the open proposals (lore/ pull requests) of each vault.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("names", nargs="*", metavar="NAME", help="registered vaults to list")
+    parser.add_argument("--json", action="store_true", help="print the list as JSON")
+    parser.add_argument(
+        "--vault", metavar="PATH", help="only this vault folder (default: every vault)"
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from lore.team.proposal_list import list_proposals
+    from lore.team.registry import selected_vaults
+
+    listings = [
+        (name, list_proposals(root)) for name, root in selected_vaults(args.vault, args.names)
+    ]
+    if args.json:
+        from lore.cli.output import print_json
+
+        print_json(
+            {
+                "version": 1,
+                "vaults": [{"name": name, **listing.to_json()} for name, listing in listings],
+            }
+        )
+        return 0
+    from rich.table import Table
+
+    from lore.cli.output import console, notice, safe
+
+    out = console()
+    colours = {"passed": "green", "failed": "red", "running": "yellow"}
+    for name, listing in listings:
+        for message in listing.notices:
+            notice(f"[{name}] {message}")
+        if not listing.rows:
+            out.print(f"[bold]{safe(name)}[/]: no open proposals.")
+            continue
+        table = Table(title=f"{name}", title_justify="left", show_edge=False, header_style="bold")
+        table.add_column("proposal", overflow="fold", ratio=1)
+        table.add_column("state")
+        table.add_column("curator")
+        for row in listing.rows:
+            text = f"[bold]{safe(row.title or row.id)}[/]\n[cyan]{safe(row.id)}[/]"
+            if row.url:
+                text += f"\n{safe(row.url)}"
+            if row.author:
+                text += f" [dim]by {safe(row.author)}[/]"
+            if row.next_step:
+                text += f"\n[dim]{safe(row.next_step)}[/]"
+            colour = colours.get(row.curator, "dim")
+            table.add_row(text, row.state, f"[{colour}]{row.curator}[/]")
+        out.print(table)
+    return 0

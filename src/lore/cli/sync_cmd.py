@@ -1,0 +1,95 @@
+"""`lore sync`: fetch and fast-forward every registered vault, then refresh its index."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from lore.errors import ExitCode, LoreError, UsageError
+
+EPILOG = """\
+examples:
+  lore sync                 # every registered vault
+  lore sync team            # one vault, by name
+  lore sync --vault ~/vaults/team --json
+  lore sync --quiet         # for hooks: no output, skips a vault another sync is updating
+
+Sync only fast-forwards. On local changes, a detached HEAD, a merge or rebase in
+progress, diverged history or a rewritten upstream it changes nothing and says how
+to fix it. Offline, the last index keeps serving and sync says since when.
+Exit code 1 when a vault could not be synced.
+"""
+
+
+def register(sub: Any, name: str, help_text: str) -> None:
+    parser = sub.add_parser(
+        name,
+        help=help_text,
+        description="Fetch each vault from its remote, fast-forward its checkout, and bring "
+        "its index up to date.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("names", nargs="*", metavar="NAME", help="registered vaults to sync")
+    parser.add_argument(
+        "--quiet",
+        "-q",
+        action="store_true",
+        help="print nothing; do not wait for another sync of the same vault (for hooks)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="give up on a remote that does not answer within this long (default 30)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument(
+        "--vault", metavar="PATH", help="sync only this vault folder (default: every vault)"
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from lore.team.registry import selected_vaults
+    from lore.team.sync import sync_vaults
+
+    if args.timeout <= 0:
+        raise UsageError("--timeout must be a positive number of seconds.")
+    try:
+        vaults = selected_vaults(args.vault, args.names)
+    except LoreError as exc:
+        if args.quiet:  # from a hook: no vault is nothing to say
+            return int(exc.exit_code)
+        raise
+    results = sync_vaults(vaults, timeout=args.timeout, wait=not args.quiet)
+    code = ExitCode.OK if all(result.ok for result in results) else ExitCode.PROBLEMS_FOUND
+    if args.quiet:
+        return code
+    if args.json:
+        from lore.cli.output import print_json
+
+        print_json({"version": 1, "vaults": [result.to_json() for result in results]})
+        return code
+    from lore.cli.output import console, safe
+
+    out = console()
+    colours = {
+        "updated": "green",
+        "current": "green",
+        "ahead": "yellow",
+        "local": "dim",
+        "busy": "dim",
+        "offline": "yellow",
+        "blocked": "red",
+        "error": "red",
+    }
+    for result in results:
+        colour = colours.get(result.status, "white")
+        out.print(
+            f"[bold]{safe(result.name)}[/] [{colour}]{result.status}[/] {safe(result.message)}"
+        )
+        if result.fix:
+            out.print(f"  [dim]{safe(result.fix)}[/]")
+    return code

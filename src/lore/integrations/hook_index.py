@@ -1,0 +1,89 @@
+"""The index as a hook reads it: as it is, never waiting, never rebuilding.
+
+`lore.index.build.open_index` brings the index up to date first, which can mean a
+rebuild of several seconds. A hook cannot wait that long, so it reads the index as
+it stands (WAL lets it read while another process writes) and reports whether it is
+stale; the caller then refreshes it in the background for the next session. A
+missing, corrupt, foreign or old-schema index reads as None.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from lore import clock
+from lore.index.schema import schema_matches
+from lore.paths import index_path
+from lore.record import Record
+from lore.vault.snapshot import current_version
+
+BUSY_TIMEOUT_S = 0.25  # a writer holds SQLite's lock only for a commit
+
+
+class IndexView(Record):
+    """An open index connection and what it reflects."""
+
+    __slots__ = ("conn", "meta", "stale")
+
+    def __init__(self, conn: sqlite3.Connection, meta: dict[str, str], stale: bool) -> None:
+        self.conn = conn
+        self.meta = meta
+        self.stale = stale  # HEAD moved, statuses are from another day, or not a git vault
+
+    @property
+    def version(self) -> str:
+        return self.meta.get("version", "")
+
+    @property
+    def settings_json(self) -> str:
+        return self.meta.get("settings", "") or "{}"
+
+    def settings(self) -> dict[str, object]:
+        try:
+            data = json.loads(self.settings_json)
+        except ValueError:
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def hooks(self) -> dict[str, object]:
+        """The vault's `[hooks]` settings (defaults fill in what the index predates)."""
+        section = self.settings().get("hooks")
+        return section if isinstance(section, dict) else {}
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def open_view(root: Path) -> IndexView | None:
+    """The vault's index if it is a usable index of ours, else None (nothing waits)."""
+    path = index_path(root)
+    if not path.is_file():
+        return None
+    try:
+        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    except sqlite3.Error:
+        return None
+    try:
+        conn.execute("PRAGMA query_only = 1")
+        if not schema_matches(conn):
+            conn.close()
+            return None
+        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+    except sqlite3.Error:
+        conn.close()
+        return None
+    return IndexView(conn, meta, _is_stale(root, meta))
+
+
+def _is_stale(root: Path, meta: dict[str, str]) -> bool:
+    if meta.get("status_date") != clock.today().isoformat():
+        return True
+    if meta.get("kind") != "git":
+        return True  # a folder vault is checked by scanning its files: leave that to a refresh
+    try:
+        version = current_version(root)
+    except Exception:  # noqa: BLE001 - git trouble only means "refresh in the background"
+        return True
+    return version is None or version[1] != meta.get("version")

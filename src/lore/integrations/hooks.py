@@ -1,0 +1,110 @@
+"""`lore hook EVENT`: from an agent's payload to the context it injects, failing open.
+
+`run_hook` reads the vault(s) and the current repository, starts the background
+work (a throttled `lore sync`, and an index refresh when the index is stale or
+unusable), and returns the agent-shaped output for `session-start` (the session
+digest) or `prompt` (prompt recall, opt-in). It never waits for the network or for
+an index build: it reads each index as it stands. The CLI adapter turns any error
+into silence and exit 0.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from pathlib import Path
+
+from lore.integrations.digest import DigestSource, budget_from, cached_digest
+from lore.integrations.events import decode_payload, parse_event, render_output, supports
+from lore.integrations.hook_index import IndexView, open_view
+from lore.integrations.launcher import launch_once
+from lore.integrations.vaults import VaultRef, hook_vaults
+
+INDEX_REFRESH_INTERVAL_S = 60.0
+INDEX_REFRESH_TIMEOUT_S = 900.0
+DEFAULT_SYNC_INTERVAL_MIN = 30.0
+DEFAULT_SYNC_TIMEOUT_S = 120.0
+
+
+def run_hook(
+    event_name: str,
+    agent: str | None,
+    raw_payload: bytes,
+    *,
+    sync_command: list[str] | None = None,
+) -> bytes | None:
+    """The bytes to print for this hook, or None for silence. May raise: callers fail open."""
+    if event_name not in ("session-start", "prompt"):
+        return None
+    event = parse_event(agent, event_name, decode_payload(raw_payload))
+    refs = hook_vaults()
+    if not refs:
+        return None
+    from lore.vault.git import current_repo_name
+
+    repo = current_repo_name(Path(event.cwd))
+    repo = repo.lower() if repo else None
+    views: list[tuple[VaultRef, IndexView]] = []
+    try:
+        for ref in refs:
+            view = open_view(ref.root)
+            if view is None or view.stale:
+                _refresh_index(ref.root)
+            if view is not None:
+                views.append((ref, view))
+        if event.event == "session-start":
+            _start_sync(sync_command, views)
+        if not views or not supports(event.agent, event.event):
+            return None
+        if event.event == "session-start":
+            context = _session_context(views, repo)
+        else:
+            context = _prompt_context(views, event.prompt, repo)
+    finally:
+        for _, view in views:
+            view.close()
+    return render_output(event.agent, event.event, context)
+
+
+def _session_context(views: list[tuple[VaultRef, IndexView]], repo: str | None) -> str:
+    settings = views[0][1].settings()
+    if views[0][1].hooks().get("session_start") is False:
+        return ""
+    sources = [DigestSource(ref.name, view) for ref, view in views]
+    return cached_digest(sources, repo, budget_from(settings))
+
+
+def _prompt_context(views: list[tuple[VaultRef, IndexView]], prompt: str, repo: str | None) -> str:
+    from lore.integrations.prompt import prompt_context  # loads the recall engine
+
+    for ref, view in views:
+        context = prompt_context(view, ref.name, prompt, repo)
+        if context:
+            return context
+    return ""
+
+
+def _refresh_index(root: Path) -> None:
+    key = hashlib.sha256(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    command = [sys.executable, "-m", "lore", "index", "--vault", str(root), "--json"]
+    launch_once(
+        f"index-{key}",
+        command,
+        interval_s=INDEX_REFRESH_INTERVAL_S,
+        timeout_s=INDEX_REFRESH_TIMEOUT_S,
+    )
+
+
+def _start_sync(command: list[str] | None, views: list[tuple[VaultRef, IndexView]]) -> None:
+    if not command:
+        return
+    section = views[0][1].hooks() if views else {}
+    interval = _positive(section.get("sync_interval_minutes"), DEFAULT_SYNC_INTERVAL_MIN) * 60
+    timeout = _positive(section.get("sync_timeout_seconds"), DEFAULT_SYNC_TIMEOUT_S)
+    launch_once("sync", command, interval_s=interval, timeout_s=timeout)
+
+
+def _positive(value: object, default: float) -> float:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+        return float(value)
+    return default

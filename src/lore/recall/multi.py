@@ -1,0 +1,124 @@
+"""Recall across several vaults: a team vault and an org-wide one, searched together.
+
+`--vault PATH` (or the name of a registered vault) or `$LORE_VAULT` names one
+vault. Otherwise every vault registered in
+the user config is searched (the default first, then by priority), each through its
+own index, and the hits are merged by score and labelled with their vault. BM25
+scores from different indexes are close enough to interleave: each is computed with
+the same weights and boosts. The vault list comes from `lore.config.configured_vaults`,
+which keeps the recall path free of a TOML parser.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from lore.errors import VaultError
+from lore.recall import engine
+from lore.recall.engine import Hit, RecallRequest, RecallResult
+from lore.recall.query import QueryPlan
+from lore.record import Record
+
+
+class SearchedVault(Record):
+    __slots__ = ("commit", "name", "root")
+
+    def __init__(self, name: str, root: Path, commit: str | None) -> None:
+        self.name = name
+        self.root = root
+        self.commit = commit
+
+
+class MultiResult(Record):
+    """Like `RecallResult`, with `labels[i]` naming the vault of `hits[i]`."""
+
+    __slots__ = ("engine", "hits", "labels", "notices", "plan", "query", "repo", "vaults")
+
+    def __init__(
+        self,
+        query: str,
+        engine: str,
+        hits: list[Hit],
+        labels: list[str],
+        plan: QueryPlan,
+        *,
+        repo: str | None,
+        vaults: list[SearchedVault],
+        notices: list[str],
+    ) -> None:
+        self.query = query
+        self.engine = engine
+        self.hits = hits
+        self.labels = labels
+        self.plan = plan
+        self.repo = repo
+        self.vaults = vaults
+        self.notices = notices
+
+
+def vaults_to_search(flag: str | None) -> list[tuple[str, Path]]:
+    """(name, folder) of every vault to search, in order; raises `VaultError` for none."""
+    from lore.paths import resolve_vault
+
+    if flag and not Path(flag).expanduser().exists():
+        from lore.config import configured_vaults
+
+        named = [entry for entry in configured_vaults() if entry.name == flag]
+        if named:  # `--vault team`: a registered vault by name
+            return [(named[0].name, Path(named[0].path))]
+    if flag or os.environ.get("LORE_VAULT"):
+        location = resolve_vault(flag)
+        return [(location.name, location.root)]
+    from lore.config import configured_vaults
+
+    entries = configured_vaults()
+    if not entries:
+        location = resolve_vault(None)  # raises the usual "no vault is configured"
+        return [(location.name, location.root)]
+    return [(entry.name, Path(entry.path)) for entry in entries]
+
+
+def recall_many(vaults: list[tuple[str, Path]], request: RecallRequest) -> MultiResult:
+    results: list[tuple[str, Path, RecallResult]] = []
+    notices: list[str] = []
+    several = len(vaults) > 1
+    for name, root in vaults:
+        if not root.is_dir():
+            if not several:
+                raise VaultError(
+                    f"The vault folder {root} (the vault '{name}' in the user config) does "
+                    "not exist.",
+                    fix="Connect it again with `lore connect`, or check the path with "
+                    "`lore vaults`.",
+                )
+            notices.append(
+                f"The vault '{name}' ({root}) does not exist and was not searched; connect it "
+                "again or remove it with `lore vaults --remove`."
+            )
+            continue
+        result = engine.recall(root, request)
+        results.append((name, root.resolve(), result))
+        notices += [f"[{name}] {text}" if several else text for text in result.notices]
+    if not results:
+        raise VaultError(
+            "None of the registered vaults exists on disk.",
+            fix="`lore vaults` lists them; `lore connect` clones one again.",
+        )
+    merged = [
+        (hit, name, order) for order, (name, _, result) in enumerate(results) for hit in result.hits
+    ]
+    merged.sort(key=lambda item: (-item[0].score, item[2]))
+    merged = merged[: request.limit]
+    first = results[0][2]
+    used = "fts5" if all(r.engine == "fts5" for _, _, r in results) else "scan"
+    return MultiResult(
+        query=first.query,
+        engine=used,
+        hits=[hit for hit, _, _ in merged],
+        labels=[name for _, name, _ in merged],
+        plan=first.plan,
+        repo=first.repo,
+        vaults=[SearchedVault(name, root, r.vault_version or None) for name, root, r in results],
+        notices=notices,
+    )

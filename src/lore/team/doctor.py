@@ -1,0 +1,185 @@
+"""`lore doctor`: every resolved path, the tools lore relies on, and what to fix.
+
+Each check is a line with a verdict (ok, a problem with its fix, or plain
+information). Only the GitHub CLI's sign-in check uses the network, and it can be
+skipped.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import sqlite3
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lore import __version__
+from lore.config import load_config
+from lore.errors import LoreError
+from lore.index.schema import fts5_available
+from lore.paths import config_path, index_path, log_dir, lore_home, resolve_vault
+from lore.team.vault_state import VaultState, vault_states
+from lore.vault import gh, git
+from lore.vault.remote import github_repo
+
+
+@dataclass
+class Check:
+    name: str
+    value: str
+    ok: bool | None = True  # None: information only
+    fix: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "value": self.value, "ok": self.ok, "fix": self.fix}
+
+
+@dataclass
+class DoctorReport:
+    version: str
+    paths: dict[str, str | None] = field(default_factory=dict)
+    checks: list[Check] = field(default_factory=list)
+    vaults: list[VaultState] = field(default_factory=list)
+
+    @property
+    def problems(self) -> list[str]:
+        found = [
+            f"{c.name}: {c.value}. {c.fix or ''}".strip() for c in self.checks if c.ok is False
+        ]
+        found += [f"vault {v.name}: {v.problem}." for v in self.vaults if v.problem]
+        return found
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": 1,
+            "lore": self.version,
+            "paths": self.paths,
+            "checks": [check.to_json() for check in self.checks],
+            "vaults": [state.to_json() for state in self.vaults],
+            "problems": self.problems,
+        }
+
+
+def _git_version() -> str | None:
+    try:
+        result = git.run_git(["--version"], Path.cwd(), check=False)
+    except LoreError:
+        return None
+    text = result.stdout.decode("utf-8", "replace").strip()
+    return text.removeprefix("git version ") or None
+
+
+def diagnose(*, vault_flag: str | None = None, network: bool = True) -> DoctorReport:
+    report = DoctorReport(version=__version__)
+    checks = report.checks
+    checks.append(Check("python", f"{platform.python_version()} ({sys.executable})", None))
+    report.paths = {
+        "config": str(config_path()),
+        "lore_home": str(lore_home()),
+        "logs": str(log_dir()),
+        "gh_extension": os.environ.get("LORE_GH_EXTENSION_DIR"),
+    }
+    hosts = {"github.com"}
+    try:
+        config = load_config()
+        exists = config.path.is_file()
+        checks.append(
+            Check(
+                "config",
+                f"{config.path} ({len(config.vaults)} vault(s))"
+                if exists
+                else f"{config.path} (not created yet)",
+                True if exists else None,
+            )
+        )
+        report.vaults = vault_states(config)
+        for entry in config.vaults.values():
+            repo = github_repo(entry.remote)
+            if repo is not None:
+                hosts.add(repo.host)
+    except LoreError as exc:
+        checks.append(Check("config", exc.message, False, exc.fix))
+    try:
+        location = resolve_vault(vault_flag)
+        report.paths["vault"] = str(location.root)
+        report.paths["index"] = str(index_path(location.root))
+        checks.append(Check("vault", f"{location.name} at {location.root} (from {location.how})"))
+    except LoreError as exc:
+        report.paths["vault"] = None
+        checks.append(Check("vault", exc.message, False, exc.fix))
+
+    version = _git_version()
+    checks.append(
+        Check("git", version, True)
+        if version
+        else Check("git", "not found", False, "Install git; lore keeps vaults as git repositories.")
+    )
+    name = git.config_value(None, "user.name") if version else None
+    email = git.config_value(None, "user.email") if version else None
+    checks.append(
+        Check("git identity", f"{name} <{email}>", True)
+        if name and email
+        else Check(
+            "git identity",
+            "user.name or user.email is not set",
+            None,
+            "lore remember commits as your GitHub handle without it; to choose, run "
+            '`git config --global user.name "…"` and `git config --global user.email …`.',
+        )
+    )
+    gh_path = gh.gh_executable()
+    gh_version = gh.gh_version() if gh_path else None
+    if gh_path and gh_version:
+        checks.append(Check("gh", f"{gh_version} ({gh_path})"))
+        if network:
+            for host in sorted(hosts):
+                signed_in, detail = gh.auth_status(host)
+                checks.append(
+                    Check(
+                        f"gh auth {host}",
+                        detail or ("signed in" if signed_in else "not signed in"),
+                        signed_in,
+                        None if signed_in else gh.AUTH_FIX,
+                    )
+                )
+        else:
+            checks.append(Check("gh auth", "not checked (--offline)", None))
+    else:
+        checks.append(
+            Check(
+                "gh",
+                "not found",
+                False,
+                "lore remember opens pull requests and lore init --github creates repositories "
+                "with it: " + gh.INSTALL_FIX,
+            )
+        )
+    fts5 = fts5_available()
+    checks.append(Check("sqlite", sqlite3.sqlite_version))
+    checks.append(
+        Check("fts5", "available", True)
+        if fts5
+        else Check(
+            "fts5",
+            "not available in this Python's SQLite",
+            False,
+            "Recall falls back to scanning the files; use a Python whose SQLite has FTS5.",
+        )
+    )
+    try:
+        from lore.yamlio import WITH_LIBYAML
+    except ImportError:  # pragma: no cover - PyYAML is a dependency
+        WITH_LIBYAML = False  # noqa: N806
+    checks.append(
+        Check("libyaml", "yes", True)
+        if WITH_LIBYAML
+        else Check(
+            "libyaml",
+            "no (pure-Python YAML: index builds are about 4x slower)",
+            None,
+            "Install PyYAML with its C extension for faster index builds.",
+        )
+    )
+    return report

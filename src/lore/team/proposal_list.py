@@ -1,0 +1,152 @@
+"""`lore proposals`: the open proposals of a vault and the curator's verdict on each.
+
+Three sources, merged by branch: the pull requests on GitHub whose branch starts with
+`lore/` (through `gh`, with their checks), the `lore/` branches pushed to a remote
+that is not GitHub and not merged yet, and the local `lore/` branches that stopped
+before their pull request was opened — those need `lore remember --resume`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lore.errors import GhError
+from lore.team.proposals import BRANCH_PREFIX, REMOTE, base_of
+from lore.vault import gh, git
+from lore.vault.remote import github_repo
+from lore.vault.worktree import has_changes, worktrees
+
+
+@dataclass
+class ProposalRow:
+    id: str
+    branch: str
+    state: str  # "open", "pushed", "unfinished"
+    title: str = ""
+    url: str | None = None
+    author: str | None = None
+    curator: str = "unknown"  # passed, failed, running, no check, unknown
+    next_step: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "branch": self.branch,
+            "state": self.state,
+            "title": self.title,
+            "url": self.url,
+            "author": self.author,
+            "curator": self.curator,
+            "next": self.next_step or None,
+        }
+
+
+@dataclass
+class ProposalList:
+    vault: str
+    rows: list[ProposalRow] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "vault": self.vault,
+            "proposals": [row.to_json() for row in self.rows],
+            "notices": self.notices,
+        }
+
+
+def curator_status(checks: list[dict[str, Any]] | None) -> str:
+    """The curator's verdict from a pull request's `statusCheckRollup`."""
+    found = [
+        check
+        for check in checks or []
+        if "curat" in str(check.get("name") or check.get("context") or "").lower()
+    ]
+    if not found:
+        return "no check"
+    states = {
+        str(check.get("conclusion") or check.get("state") or check.get("status") or "").upper()
+        for check in found
+    }
+    if states & {"FAILURE", "ERROR", "TIMED_OUT", "CANCELLED", "ACTION_REQUIRED"}:
+        return "failed"
+    if states <= {"SUCCESS", "NEUTRAL", "SKIPPED"}:
+        return "passed"
+    return "running"
+
+
+def list_proposals(root: Path) -> ProposalList:
+    root = root.resolve()
+    listing = ProposalList(vault=str(root))
+    if not git.is_git_work_tree(root):
+        listing.notices.append(f"{root} is not a git repository: it has no proposals.")
+        return listing
+    url = git.remote_url(root, REMOTE)
+    github = github_repo(url)
+    seen: set[str] = set()
+    if github is not None:
+        try:
+            pulls = gh.pr_list(github.gh_repo)
+        except GhError as exc:
+            listing.notices.append(f"Open pull requests could not be listed: {exc}")
+            pulls = []
+        for pull in pulls:
+            branch = str(pull.get("headRefName") or "")
+            if not branch.startswith(BRANCH_PREFIX):
+                continue
+            seen.add(branch)
+            author = pull.get("author") or {}
+            listing.rows.append(
+                ProposalRow(
+                    id=branch[len(BRANCH_PREFIX) :],
+                    branch=branch,
+                    state="open",
+                    title=str(pull.get("title") or ""),
+                    url=str(pull.get("url") or "") or None,
+                    author=str(author.get("login") or "") or None,
+                    curator=curator_status(pull.get("statusCheckRollup")),
+                )
+            )
+    elif url is not None:
+        base_ref = base_of(root, REMOTE)[1]
+        pushed = git.list_refs(root, f"refs/remotes/{REMOTE}/{BRANCH_PREFIX}")
+        for ref, commit in sorted(pushed.items()):
+            if git.is_ancestor(root, commit, base_ref):
+                continue  # merged
+            branch = ref[len(f"refs/remotes/{REMOTE}/") :]
+            seen.add(branch)
+            listing.rows.append(
+                ProposalRow(
+                    id=branch[len(BRANCH_PREFIX) :],
+                    branch=branch,
+                    state="pushed",
+                    next_step=f"Open or review the merge request for {branch} on {url}.",
+                )
+            )
+    trees = worktrees(root)
+    for ref in sorted(git.list_refs(root, f"refs/heads/{BRANCH_PREFIX}")):
+        branch = ref[len("refs/heads/") :]
+        if branch in seen:
+            continue
+        note_id = branch[len(BRANCH_PREFIX) :]
+        tree = trees.get(branch)
+        if tree is not None and has_changes(tree, f"notes/{note_id}.md"):
+            step = "not committed yet"
+        elif url is None:
+            step = f"committed locally (no remote): git merge {branch}"
+        else:
+            step = "not pushed or no pull request yet"
+        listing.rows.append(
+            ProposalRow(
+                id=note_id,
+                branch=branch,
+                state="unfinished",
+                curator="local",
+                next_step=f"{step}; finish with `lore remember --resume {note_id}`"
+                if url is not None
+                else step,
+            )
+        )
+    return listing
