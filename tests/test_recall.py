@@ -262,3 +262,21 @@ class _no_raise:  # noqa: N801 - reads like the pytest.raises it stands in for
 
     def __exit__(self, *exc: object) -> bool:
         return False
+
+
+def test_snippet_marks_the_densest_window() -> None:
+    from lore.recall.snippet import HIGHLIGHT, make_snippet
+
+    body = (
+        "## What\nIntro words that say nothing. "
+        + "filler " * 40
+        + "Set (postgres) LEDGER_WRITE_TIMEOUT_MS before migrations run; postgres waits. "
+        + "filler " * 40
+    )
+    snippet = make_snippet(body, ["postgres", "timeout", "migration"])
+    start, end = HIGHLIGHT
+    assert snippet.startswith("…") and snippet.endswith("…")
+    marked = [piece.split(end)[0] for piece in snippet.split(start)[1:]]
+    assert marked == ["(postgres)", "LEDGER_WRITE_TIMEOUT_MS", "migrations", "postgres"]
+    assert "##" not in snippet
+    assert make_snippet(body, ["absent"], fallback="summary") == "summary"

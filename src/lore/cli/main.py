@@ -29,11 +29,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "mcp": ("lore.cli.mcp_cmd", "run the MCP server over stdio (recall, get_note)"),
     "remember": ("lore.cli.remember_cmd", "draft a note, check it, propose it as a pull request"),
     "proposals": ("lore.cli.proposals_cmd", "list open proposals and the curator's verdict"),
+    "drift": ("lore.cli.drift_cmd", "find notes whose files changed in a code repository"),
     "sync": ("lore.cli.sync_cmd", "fetch and fast-forward every vault, refresh its index"),
     "init": ("lore.cli.init_cmd", "create a new vault from the template (optionally on GitHub)"),
     "connect": ("lore.cli.connect_cmd", "clone an existing vault, register it and index it"),
     "vaults": ("lore.cli.vaults_cmd", "list the registered vaults and their state"),
     "doctor": ("lore.cli.doctor_cmd", "print resolved paths, tool versions and what to fix"),
+    "garden": ("lore.cli.garden_cmd", "audit the vault and propose one cleanup pull request"),
+    "stats": ("lore.cli.stats_cmd", "the vault in numbers: types, repos, authors, growth, staleness"),
 }
 
 DESCRIPTION = """\

@@ -197,6 +197,9 @@ def _update_locked(
             action, changed = _update(conn, root, snapshot, meta.get("version", ""), progress)
         _store_vault_files(conn, root, snapshot)
         _refresh_statuses(conn, today)
+        notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
+        skipped = conn.execute("SELECT count(*) FROM skipped").fetchone()[0]
+        _set_meta(conn, {"notes": str(notes), "skipped": str(skipped)})
         _set_meta(
             conn,
             {
@@ -444,15 +447,14 @@ def _refresh_statuses(conn: sqlite3.Connection, today: str) -> None:
 
 
 def _state(conn: sqlite3.Connection, action: str, changed: int, seconds: float) -> IndexState:
+    """The index's state; the counts come from the meta rows written with every update."""
     meta = read_meta(conn)
-    notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
-    skipped = conn.execute("SELECT count(*) FROM skipped").fetchone()[0]
     return IndexState(
         action=action,
         version=meta.get("version", ""),
         kind=meta.get("kind", ""),
-        notes=notes,
-        skipped=skipped,
+        notes=int(meta.get("notes", "0")),
+        skipped=int(meta.get("skipped", "0")),
         changed=changed,
         seconds=seconds,
     )

@@ -9,6 +9,7 @@ highlighting. Highlights are marked with `HIGHLIGHT`; the output layer renders t
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from functools import lru_cache
 
@@ -16,7 +17,7 @@ from lore.sanitize import sanitize_text
 
 HIGHLIGHT = ("\x02", "\x03")
 WINDOW = 18
-_PART = re.compile(r"[^\W_]+", re.UNICODE)
+_TOKEN = re.compile(r"\S+")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s.*$", re.MULTILINE)
 _SUFFIXES = (
     "ations",
@@ -44,6 +45,27 @@ def stem(word: str) -> str:
     return word
 
 
+def _hit_tokens(text: str, wanted: set[str]) -> set[int]:
+    """Indexes (in `text.split()`) of the words whose stem is wanted.
+
+    A stem only drops a suffix, so a matching word starts with a wanted stem: one
+    regular expression finds those candidates and only they are stemmed.
+    """
+    prefixes = sorted(wanted, key=len, reverse=True)
+    finder = re.compile(
+        r"(?<![^\W_])(?:" + "|".join(map(re.escape, prefixes)) + r")[^\W_]*", re.IGNORECASE
+    )
+    found: set[int] = set()
+    starts: list[int] | None = None
+    for match in finder.finditer(text):
+        if stem(match.group().lower()) not in wanted:
+            continue
+        if starts is None:  # where each whitespace-separated token starts
+            starts = [token.start() for token in _TOKEN.finditer(text)]
+        found.add(bisect_right(starts, match.start()) - 1)
+    return found
+
+
 def make_snippet(body: str, query_words: Iterable[str], fallback: str = "") -> str:
     """About `WINDOW` words of `body` around the densest run of query words, or `fallback`."""
     wanted = {stem(w) for w in query_words if w}
@@ -51,35 +73,23 @@ def make_snippet(body: str, query_words: Iterable[str], fallback: str = "") -> s
     tokens = text.split()
     if not tokens or not wanted:
         return fallback
-    # A stem only drops a suffix, so a word can match only if it shares its first
-    # three letters with a wanted stem: most words are ruled out without stemming.
-    prefixes = {w[:3] for w in wanted}
-
-    def matches(token: str) -> bool:
-        for part in _PART.findall(token):
-            lowered = part.lower()
-            if lowered[:3] in prefixes and stem(lowered) in wanted:
-                return True
-        return False
-
-    hits = [matches(token) for token in tokens]
-    if not any(hits):
+    hits = _hit_tokens(text, wanted)
+    if not hits:
         return fallback
-    best_start, best_count = 0, -1
     window = min(WINDOW, len(tokens))
-    count = sum(hits[:window])
-    for start in range(len(tokens) - window + 1):
-        if start:
-            count += hits[start + window - 1] - hits[start - 1]
-        if count > best_count:
-            best_start, best_count = start, count
+    # The densest window can always start at a hit: count the hits each one opens.
+    ordered = sorted(hits)
+    best_start = max(
+        ordered, key=lambda i: (bisect_left(ordered, i + window) - bisect_left(ordered, i), -i)
+    )
+    best_start = min(best_start, len(tokens) - window)
     # Start a little before the first hit of the window, so it reads in context.
-    first_hit = next(i for i in range(best_start, best_start + window) if hits[i])
+    first_hit = min(i for i in hits if i >= best_start)
     start = max(0, min(best_start, first_hit - 3))
     end = min(len(tokens), start + window)
     start_mark, end_mark = HIGHLIGHT
     words = [
-        f"{start_mark}{token}{end_mark}" if hits[index] else token
+        f"{start_mark}{token}{end_mark}" if index in hits else token
         for index, token in enumerate(tokens[start:end], start=start)
     ]
     prefix = "…" if start > 0 else ""

@@ -118,9 +118,12 @@ def _read_ref(git_dir: Path, ref: str) -> str | None:
     return None
 
 
-def head_commit(root: Path) -> str | None:
-    """The commit HEAD points at, or None when there is none yet (or no repository)."""
-    found = find_git_dir(root)
+def head_commit(root: Path, found: tuple[Path, Path] | None = None) -> str | None:
+    """The commit HEAD points at, or None when there is none yet (or no repository).
+
+    `found` is `find_git_dir(root)` when the caller already has it.
+    """
+    found = found or find_git_dir(root)
     if found is None:
         return None
     _, git_dir = found
@@ -474,3 +477,74 @@ def commits_with_blob(root: Path, base: str, head: str, blob: str) -> list[str]:
         check=False,
     )
     return result.stdout.decode().split() if result.returncode == 0 else []
+
+
+# ---- a code repository's history, for `lore drift` ----
+
+
+class FileChange:
+    """One file a commit changed: `status` is A, M, T, D or R (R and C carry `old_path`)."""
+
+    __slots__ = ("old_path", "path", "status")
+
+    def __init__(self, status: str, path: str, old_path: str | None = None) -> None:
+        self.status = status
+        self.path = path
+        self.old_path = old_path
+
+    def __repr__(self) -> str:
+        return f"FileChange({self.status!r}, {self.old_path!r}, {self.path!r})"
+
+
+class LoggedCommit:
+    """A commit from `log_changes`: sha, committer date (ISO 8601), subject and files."""
+
+    __slots__ = ("changes", "date", "sha", "subject")
+
+    def __init__(self, sha: str, date: str, subject: str, changes: list[FileChange]) -> None:
+        self.sha = sha
+        self.date = date
+        self.subject = subject
+        self.changes = changes
+
+
+def log_changes(
+    root: Path, revisions: Sequence[str], *, since: str | None = None
+) -> list[LoggedCommit]:
+    """Commits of `revisions` (oldest first) with the files each changed, renames detected.
+
+    One `git log --name-status -M` over the whole tree, so a rename shows up as one
+    R entry whatever the new path is; merge commits list no files (the commits they
+    bring in do). `since` (an ISO date) skips commits committed before it.
+    """
+    args = ["log", "-z", "--reverse", "-M", "--name-status", "--format=%x1e%H%x1f%cI%x1f%s"]
+    if since:
+        args.append(f"--since={since}")
+    result = run_git([*args, *revisions, "--"], root)
+    commits: list[LoggedCommit] = []
+    for chunk in result.stdout.split(b"\x1e"):
+        if not chunk.strip():
+            continue
+        header, _, rest = chunk.partition(b"\0")
+        parts = header.decode("utf-8", "replace").split("\x1f", 2)
+        if len(parts) != 3:
+            continue
+        fields = [field.lstrip(b"\n") for field in rest.split(b"\0")]
+        changes: list[FileChange] = []
+        index = 0
+        while index < len(fields):
+            status = fields[index].decode("ascii", "replace")
+            index += 1
+            if not status:
+                continue
+            if status[:1] in ("R", "C") and index + 1 < len(fields):
+                old = fields[index].decode("utf-8", "surrogateescape")
+                new = fields[index + 1].decode("utf-8", "surrogateescape")
+                changes.append(FileChange(status[:1], new, old))
+                index += 2
+            elif index < len(fields):
+                path = fields[index].decode("utf-8", "surrogateescape")
+                changes.append(FileChange(status[:1], path))
+                index += 1
+        commits.append(LoggedCommit(parts[0], parts[1], parts[2], changes))
+    return commits

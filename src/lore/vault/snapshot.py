@@ -38,9 +38,10 @@ def is_note_path(path: str) -> bool:
 
 def current_version(root: Path) -> tuple[str, str] | None:
     """("git", HEAD) read cheaply; ("git", "") before the first commit; None without git."""
-    if git.find_git_dir(root) is None or not git.is_git_work_tree(root):
+    found = git.find_git_dir(root)
+    if found is None or found[0] != root.resolve():
         return None
-    return "git", git.head_commit(root) or ""
+    return "git", git.head_commit(root, found) or ""
 
 
 def take_snapshot(root: Path) -> Snapshot:
