@@ -80,12 +80,13 @@ def test_tools_over_stdio(team_vault: Vault, work_repo: Path) -> None:
     out = run_session(team_vault, work_repo, steps)
 
     tools = out["tools"]
-    assert [tool.name for tool in tools] == ["recall", "get_note"]  # deterministic order
+    # deterministic order
+    assert [tool.name for tool in tools] == ["recall", "get_note", "remember", "list_proposals"]
     for tool in tools:
         assert tool.name.isidentifier() and not keyword.iskeyword(tool.name)
         for name in tool.input_schema["properties"]:
             assert name.isidentifier() and not keyword.iskeyword(name), (tool.name, name)
-        assert tool.annotations.read_only_hint is True
+        assert tool.annotations.read_only_hint is (tool.name != "remember")
         assert tool.annotations.destructive_hint is False
         assert tool.description and not tool.description.startswith(" ")
     assert tools[1].input_schema["required"] == ["id"]
@@ -131,3 +132,40 @@ def test_tool_logic_without_transport(team_vault: Vault, work_repo: Path) -> Non
     lost = VaultTools(str(work_repo / "nowhere"), work_repo)
     with pytest.raises(ToolError, match="does not exist"):
         lost.recall("anything")
+
+
+def test_remember_proposes_on_a_branch_and_never_touches_main(
+    team_vault: Vault, work_repo: Path
+) -> None:
+    from lore.integrations.mcp_server import VaultTools
+    from tests.support import git
+
+    git(team_vault.root, "config", "user.name", "Agent User")
+    git(team_vault.root, "config", "user.email", "agent@example.invalid")
+    tools = VaultTools(None, work_repo)
+    main_before = git(team_vault.root, "rev-parse", "main")
+    note = {
+        "title": "Ledger exports run after the nightly reconcile job",
+        "type": "gotcha",
+        "tags": ["service/billing"],
+        "what": "Ledger CSV exports must start after the nightly reconcile job finishes.",
+        "why": "An export that starts earlier misses the day's adjustments.",
+        "repo": "payments-api",
+    }
+    done = tools.remember(**note)  # type: ignore[arg-type]
+    # The vault has no remote here, so the proposal stays a local branch to push later.
+    assert done["status"] == "committed", done
+    branch = done["branch"]
+    assert branch == f"lore/{done['id']}"
+    assert git(team_vault.root, "rev-parse", "main") == main_before
+    added = git(team_vault.root, "diff", "--name-only", "main", branch)
+    assert added == f"notes/{done['id']}.md"
+    assert [p["id"] for p in tools.list_proposals()["proposals"]] == [done["id"]]
+
+    token = "ghp_" + "x9K2mQ7vL4pR8sT1wZ6yB3nC5dF0gH2jK4lM"  # built at run time: no literal token
+    blocked = tools.remember(**{**note, "title": "Deploy token", "what": f"Use {token} to deploy."})  # type: ignore[arg-type]
+    assert blocked["status"] == "blocked"
+    assert any(f["rule"].startswith("secret/") for f in blocked["findings"])
+    assert token not in json.dumps(blocked)
+    branches = git(team_vault.root, "branch", "--list", "lore/*")
+    assert branches.count("lore/") == 1  # the blocked note left no branch behind

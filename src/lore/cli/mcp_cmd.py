@@ -8,9 +8,12 @@ from typing import Any
 from lore.errors import UsageError
 
 EPILOG = """\
-tools (read-only):
-  recall(query, repo?, limit?)   ranked recall, as `lore recall --json`
-  get_note(id)                   one note in full, sanitized, with its vault commit
+tools:
+  recall(query, repo?, limit?)   ranked recall, as `lore recall --json` (read-only)
+  get_note(id)                   one note in full, sanitized, with its vault commit (read-only)
+  remember(title, type, tags, what, …)
+                                 propose a note as a pull request, as `lore remember`
+  list_proposals()               open proposals and their curator status (read-only)
 
 An agent starts this command itself; `lore install AGENT` writes the entry. It speaks
 JSON-RPC on stdin/stdout, so run it by hand only to check that it starts (Ctrl-C ends

@@ -7,11 +7,16 @@ pins `mcp>=2,<3`), which negotiates protocol revisions 2024-11-05, 2025-03-26,
 Tools, in this order (every name a plain Python identifier, which some hosts need):
 
 - `recall(query, repo, limit)`: ranked recall, the same library call as `lore recall`;
-- `get_note(id)`: one note, its body sanitized, with id, author, date and vault commit.
+- `get_note(id)`: one note, its body sanitized, with id, author, date and vault commit;
+- `remember(title, type, tags, what, …)`: propose a note as a pull request, through the
+  same library code as `lore remember` (the curator's rules and the secret scan; a
+  branch `lore/<id>` in a separate worktree; never a write to main), labelled
+  `agent-authored`;
+- `list_proposals()`: the vault's open proposals and their curator status.
 
-Both are read-only and say so in their annotations. Arguments are checked before any
-file is read: an id must be a well-formed note id, a query non-empty and bounded.
-`remember` and `list_proposals` will join them once the proposal library exists.
+`recall`, `get_note` and `list_proposals` are read-only and say so in their
+annotations. Arguments are checked before any file is read: an id must be a
+well-formed note id, a query non-empty and bounded.
 """
 
 from __future__ import annotations
@@ -116,6 +121,106 @@ class VaultTools:
             "notice": NOTICE,
         }
 
+    def remember(  # noqa: PLR0917 - the SDK builds the tool's schema from these parameters
+        self,
+        title: Annotated[str, Field(description="One line that states the fact itself.")],
+        type: Annotated[
+            str, Field(description="A type from the vault's _taxonomy.md, e.g. gotcha.")
+        ],
+        tags: Annotated[list[str], Field(description="dimension/name tags from _taxonomy.md.")],
+        what: Annotated[
+            str, Field(description="The one-line summary that stands alone (## What).")
+        ],
+        why: Annotated[str | None, Field(description="Why it is so (## Why).")] = None,
+        how: Annotated[str | None, Field(description="How to apply it (## How).")] = None,
+        confidence: Annotated[
+            str, Field(description="high, medium or low: how sure the team can be.")
+        ] = "medium",
+        repo: Annotated[
+            str | None, Field(description="The repository it is about; omit for org-wide.")
+        ] = None,
+        files_touched: Annotated[
+            list[str] | None, Field(description="Paths in the repository the note is about.")
+        ] = None,
+        supersedes: Annotated[
+            list[str] | None, Field(description="Ids of notes this one replaces.")
+        ] = None,
+        source: Annotated[
+            str | None, Field(description="URL of the PR, issue or discussion it came from.")
+        ] = None,
+    ) -> dict[str, Any]:
+        """Propose a new note to the team's vault as a pull request for a person to review.
+
+        Show the user the note and get their agreement first. One idea per note; knowledge,
+        not a log of the session. The note is checked by the curator (taxonomy, conventions,
+        secrets, injected instructions, duplicates); if it is blocked, nothing is proposed
+        and the findings say what to fix. Nothing is ever written to the main branch.
+        """
+        import json
+
+        from lore.team.draft import input_from_json
+        from lore.team.proposals import start_proposal, submit
+
+        fields = {
+            "title": title,
+            "type": type,
+            "tags": tags,
+            "what": what,
+            "why": why,
+            "how": how,
+            "confidence": confidence,
+            "repo": repo,
+            "files_touched": files_touched,
+            "supersedes": supersedes,
+            "source": source,
+        }
+        payload = {key: value for key, value in fields.items() if value not in (None, "", [])}
+        payload["agent"] = "mcp"
+        root, name = self._root()
+        try:
+            data = input_from_json(json.dumps(payload), source="the remember tool")
+            proposal = start_proposal(root, data)
+        except LoreError as exc:
+            raise ToolError(str(exc)) from None
+        findings = [
+            {
+                "rule": f.rule,
+                "severity": f.severity,
+                "line": f.line,
+                "message": sanitize_text(f.message),
+            }
+            for f in proposal.findings
+        ]
+        blocked = bool(proposal.errors)  # curator errors, secrets among them: never forced
+        try:
+            outcome = submit(proposal)
+        except LoreError as exc:
+            status = "blocked" if blocked else "failed"  # failed: the branch and note stay
+            return {
+                "version": 1,
+                "status": status,
+                "vault": name,
+                "error": exc.message,
+                "fix": exc.fix,
+                "findings": findings,
+            }
+        return {"version": 1, **outcome.to_json(), "vault": name, "findings": findings}
+
+    def list_proposals(self) -> dict[str, Any]:
+        """The vault's open proposals (pull requests and unfinished branches) and their
+        curator status."""
+        from lore.team.proposal_list import list_proposals
+
+        root, name = self._root()
+        try:
+            listed = list_proposals(root)
+        except LoreError as exc:
+            raise ToolError(str(exc)) from None
+        data = listed.to_json()
+        for row in data["proposals"]:
+            row["title"] = sanitize_text(row.get("title") or "")
+        return {"version": 1, **data, "vault": name}
+
     def get_note(
         self,
         id: Annotated[
@@ -187,6 +292,30 @@ def build_server(vault_flag: str | None = None, cwd: Path | None = None) -> MCPS
         title="Read a team note",
         description=inspect.cleandoc(tools.get_note.__doc__ or ""),
         annotations=ToolAnnotations(title="Read a team note", **READ_ONLY),
+        structured_output=True,
+    )
+    server.add_tool(
+        tools.remember,
+        name="remember",
+        title="Propose a team note",
+        description=inspect.cleandoc(tools.remember.__doc__ or ""),
+        annotations=ToolAnnotations(
+            title="Propose a team note",
+            read_only_hint=False,
+            destructive_hint=False,
+            idempotent_hint=False,
+            open_world_hint=True,
+        ),
+        structured_output=True,
+    )
+    server.add_tool(
+        tools.list_proposals,
+        name="list_proposals",
+        title="List proposed notes",
+        description=inspect.cleandoc(tools.list_proposals.__doc__ or ""),
+        annotations=ToolAnnotations(
+            title="List proposed notes", **{**READ_ONLY, "open_world_hint": True}
+        ),
         structured_output=True,
     )
     return server
