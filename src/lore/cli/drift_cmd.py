@@ -1,0 +1,123 @@
+"""`lore drift`: notes whose files changed in a code repository after they were written."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from lore.errors import ExitCode
+
+EPILOG = """\
+examples:
+  lore drift --code-repo ~/src/payments-api
+  lore drift --code-repo . --since origin/main@{1} --json
+  lore drift --code-repo . --since "$BEFORE" --propose     # what the workflow runs
+
+A note drifts when a file in its files_touched is modified, renamed or deleted by a
+commit made after the note's date (renames are followed). Only active notes whose
+repo lists the code repository are checked. --propose opens one vault pull request
+that lowers each drifted note's confidence one level and corrects renamed files in
+files_touched. Exit code 1 when notes drifted and --propose was not given (or the
+proposal could not be pushed).
+"""
+
+
+def register(sub: Any, name: str, help_text: str) -> None:
+    parser = sub.add_parser(
+        name,
+        help=help_text,
+        description="Find the active notes about a code repository whose files were "
+        "modified, renamed or deleted after the note's date, and optionally propose "
+        "marking them for review.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--code-repo",
+        required=True,
+        metavar="PATH",
+        help="the root of the code repository's git checkout",
+    )
+    parser.add_argument(
+        "--since",
+        metavar="REV",
+        help="only look at the commits after REV (REV..HEAD); default: all history",
+    )
+    parser.add_argument(
+        "--repo",
+        metavar="NAME",
+        help="the repository's name as notes write it in `repo` (default: from its origin "
+        "URL, else its folder name)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument(
+        "--propose",
+        action="store_true",
+        help="open one vault pull request marking the drifted notes for review",
+    )
+    parser.add_argument(
+        "--vault",
+        metavar="PATH",
+        help="the vault: a folder or the name of a registered vault (default: $LORE_VAULT, "
+        "then the user config's default vault)",
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from lore.paths import resolve_vault
+    from lore.team.drift import find_drift, propose_drift
+
+    vault = resolve_vault(args.vault).root
+    report = find_drift(vault, Path(args.code_repo), since=args.since, repo=args.repo)
+    outcome = propose_drift(vault, report) if args.propose and report.notes else None
+    # 1 while drifted notes are left unmarked; with --propose they are marked (or were already)
+    code = ExitCode.PROBLEMS_FOUND if report.notes and not args.propose else ExitCode.OK
+    if args.json:
+        from lore.cli.output import print_json
+
+        data = report.to_json()
+        proposal = outcome.to_json() if outcome is not None else None
+        if proposal is not None:
+            proposal.pop("path", None)  # a change to several notes has no single path
+        data["proposal"] = proposal
+        print_json(data)
+        return code
+    from lore.cli.output import console, safe
+
+    out = console()
+    if not report.notes:
+        out.print(
+            f"No drift: none of the {report.checked} active note(s) about "
+            f"[bold]{safe(report.repo)}[/] has a file changed since it was written."
+        )
+        return code
+    out.print(
+        f"[bold]{len(report.notes)}[/] of {report.checked} note(s) about "
+        f"[bold]{safe(report.repo)}[/] drifted (code at {report.head[:12]}):"
+    )
+    colours = {"modified": "yellow", "renamed": "cyan", "deleted": "red"}
+    for note in report.notes:
+        out.print()
+        out.print(f"[bold]{safe(note.id)}[/]  [dim]{safe(note.date)} · {note.confidence}[/]")
+        out.print(f"  {safe(note.title)}")
+        for item in note.files:
+            where = f" -> {safe(item.new_path)}" if item.new_path else ""
+            colour = colours.get(item.status, "white")
+            out.print(f"  [{colour}]{item.status:<8}[/] {safe(item.path)}{where}")
+        for commit in note.commits:
+            out.print(
+                f"    [dim]{commit.sha[:10]} {safe(commit.date[:10])}[/] {safe(commit.subject)}"
+            )
+    out.print()
+    if outcome is not None:
+        target = outcome.pr_url or f"the branch {outcome.branch}"
+        out.print(f"Proposed marking them for review: {safe(target)} ({outcome.status})")
+        for step in outcome.next_steps:
+            out.print(f"  {safe(step)}")
+    elif args.propose:
+        out.print("Nothing to propose: every drifted note is already marked (confidence low).")
+    else:
+        out.print("[dim]Run with --propose to open a vault pull request that marks them.[/]")
+    return code
