@@ -21,10 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shutil
-import sqlite3
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -36,16 +33,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
 sys.path.insert(0, str(HERE))
 
+from common import lore_command, machine, median_ms, percentile_ms, print_table  # noqa: E402
 from lore.index.build import open_index  # noqa: E402
 from synth import REPOS, git, make_vault, queries  # noqa: E402
 
-BIN = Path(sys.executable).parent
 TARGET_MS = 150.0
-
-
-def lore_command() -> list[str]:
-    script = BIN / "lore"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "lore"]
 
 
 def timed(command: list[str], stdin: bytes, env: dict[str, str]) -> tuple[float, bytes]:
@@ -55,12 +47,11 @@ def timed(command: list[str], stdin: bytes, env: dict[str, str]) -> tuple[float,
 
 
 def ms(samples: list[float]) -> float:
-    return round(statistics.median(samples) * 1000, 1)
+    return round(median_ms(samples), 1)
 
 
 def p95(samples: list[float]) -> float:
-    ordered = sorted(samples)
-    return round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))] * 1000, 1)
+    return round(percentile_ms(samples), 1)
 
 
 def prepare(size: int, workdir: Path) -> Path:
@@ -128,15 +119,6 @@ def bench_size(size: int, workdir: Path, runs: int) -> dict[str, Any]:
     }
 
 
-def machine() -> dict[str, Any]:
-    return {
-        "python": platform.python_version(),
-        "sqlite": sqlite3.sqlite_version,
-        "platform": platform.platform(),
-        "cpus": os.cpu_count(),
-    }
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -170,10 +152,7 @@ def main() -> None:
         "digest_notes",
         "under_target",
     ]
-    print("| " + " | ".join(keys) + " |")
-    print("|" + "---|" * len(keys))
-    for row in rows:
-        print("| " + " | ".join(str(row[k]) for k in keys) + " |")
+    print_table(rows, keys)
 
 
 if __name__ == "__main__":

@@ -20,9 +20,6 @@ import argparse
 import compileall
 import json
 import os
-import platform
-import resource
-import sqlite3
 import statistics
 import subprocess
 import sys
@@ -35,20 +32,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
 sys.path.insert(0, str(HERE))
 
+from common import lore_command, machine, median_ms, percentile_ms, print_table  # noqa: E402
 from lore.index.build import open_index  # noqa: E402
 from lore.recall.engine import RecallRequest, recall, recall_in_index  # noqa: E402
 from synth import git, make_vault, queries  # noqa: E402
-
-BIN = Path(sys.executable).parent
-
-
-def median_ms(samples: list[float]) -> float:
-    return round(statistics.median(samples) * 1000, 2)
-
-
-def percentile_ms(samples: list[float], share: float) -> float:
-    ordered = sorted(samples)
-    return round(ordered[min(len(ordered) - 1, int(len(ordered) * share))] * 1000, 2)
 
 
 def child_run(command: list[str], env: dict[str, str] | None = None) -> tuple[float, int]:
@@ -62,11 +49,6 @@ def child_run(command: list[str], env: dict[str, str] | None = None) -> tuple[fl
     if status != 0:
         raise SystemExit(f"{command} failed with status {status}")
     return elapsed, usage.ru_maxrss
-
-
-def lore_command() -> list[str]:
-    script = BIN / "lore"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "lore"]
 
 
 def bench_size(size: int, workdir: Path, repeat: int) -> dict[str, Any]:
@@ -134,16 +116,6 @@ def bench_size(size: int, workdir: Path, repeat: int) -> dict[str, Any]:
     return result
 
 
-def machine() -> dict[str, Any]:
-    return {
-        "python": platform.python_version(),
-        "sqlite": sqlite3.sqlite_version,
-        "platform": platform.platform(),
-        "cpus": os.cpu_count(),
-        "memory_gib": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
-    }
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -181,11 +153,7 @@ def main() -> None:
         "recall_process_peak_rss_mib",
         "index_mib",
     ]
-    print("| " + " | ".join(keys) + " |")
-    print("|" + "---|" * len(keys))
-    for row in rows:
-        print("| " + " | ".join(str(row[k]) for k in keys) + " |")
-    _ = resource  # peak RSS comes from os.wait4's rusage
+    print_table(rows, keys)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,45 @@
+"""What the benchmark scripts share: the `lore` command, statistics, the machine, tables."""
+
+from __future__ import annotations
+
+import os
+import platform
+import sqlite3
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+BIN = Path(sys.executable).parent
+
+
+def lore_command() -> list[str]:
+    """The installed console script (as users run it), else `python -m lore`."""
+    script = BIN / "lore"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "lore"]
+
+
+def median_ms(samples: list[float]) -> float:
+    return round(statistics.median(samples) * 1000, 2)
+
+
+def percentile_ms(samples: list[float], share: float = 0.95) -> float:
+    ordered = sorted(samples)
+    return round(ordered[min(len(ordered) - 1, int(len(ordered) * share))] * 1000, 2)
+
+
+def machine() -> dict[str, Any]:
+    return {
+        "python": platform.python_version(),
+        "sqlite": sqlite3.sqlite_version,
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "memory_gib": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
+    }
+
+
+def print_table(rows: list[dict[str, Any]], keys: list[str]) -> None:
+    print("| " + " | ".join(keys) + " |")
+    print("|" + "---|" * len(keys))
+    for row in rows:
+        print("| " + " | ".join(str(row[k]) for k in keys) + " |")
