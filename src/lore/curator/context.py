@@ -104,18 +104,7 @@ def view_of(report: NoteReport) -> NoteView | None:
             *common,
             key_lines=dict(report.key_lines),
             frontmatter_end=frontmatter_end,
-            title=note.title,
-            type=note.type,
-            tags=note.tags,
-            repo=note.repo,
-            services=note.services,
-            files_touched=note.files_touched,
-            supersedes=note.supersedes,
-            depends_on=note.depends_on,
-            date=note.date,
-            expires=note.expires,
-            source=note.source,
-            author=note.author,
+            **_fields_of(note),
         )
     data = report.frontmatter or {}
     return NoteView(
@@ -137,6 +126,27 @@ def view_of(report: NoteReport) -> NoteView | None:
     )
 
 
+_NOTE_FIELDS = (
+    "title",
+    "type",
+    "tags",
+    "repo",
+    "services",
+    "files_touched",
+    "supersedes",
+    "depends_on",
+    "date",
+    "expires",
+    "source",
+    "author",
+)
+
+
+def _fields_of(note: Note) -> dict[str, Any]:
+    """The frontmatter fields a view shares with the parsed note."""
+    return {name: getattr(note, name) for name in _NOTE_FIELDS}
+
+
 def view_of_note(note: Note) -> NoteView:
     """A view of a note already in the vault (its body has no frontmatter offset)."""
     return NoteView(
@@ -145,18 +155,7 @@ def view_of_note(note: Note) -> NoteView:
         text=note.body,
         body=note.body,
         body_line=1,
-        title=note.title,
-        type=note.type,
-        tags=note.tags,
-        repo=note.repo,
-        services=note.services,
-        files_touched=note.files_touched,
-        supersedes=note.supersedes,
-        depends_on=note.depends_on,
-        date=note.date,
-        expires=note.expires,
-        source=note.source,
-        author=note.author,
+        **_fields_of(note),
     )
 
 
