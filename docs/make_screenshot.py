@@ -11,11 +11,11 @@ from pathlib import Path
 
 os.environ["LORE_TODAY"] = "2026-11-30"
 
-from rich.console import Console  # noqa: E402
+from rich.console import Console
 
-import lore.cli.recall_view as recall_view  # noqa: E402
-from lore.demo import build_demo_vault  # noqa: E402
-from lore.recall.engine import RecallRequest, recall  # noqa: E402
+from lore.cli import recall_view
+from lore.demo import build_demo_vault
+from lore.recall.engine import RecallRequest, recall
 
 QUERY = "postgres connection pool errors"
 

@@ -46,6 +46,22 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "allowed_link_domains": ["github.com"],
         "allowed_placeholders": [],
         "near_duplicate_threshold": 0.6,
+        # The optional model review (docs/curator.md), off by default.
+        "semantic": {
+            "enabled": False,
+            "provider": "openai",
+            "model": "",
+            "endpoint": "",
+            "api_key_env": "LORE_SEMANTIC_API_KEY",
+            "timeout_seconds": 30,
+            "max_related": 8,
+        },
+    },
+    # The gardener (`lore garden`, docs/keeping-the-vault-true.md).
+    "garden": {
+        "archive_superseded_after_days": 90,
+        "low_confidence_max_age_days": 180,
+        "remove_unused_taxonomy": True,
     },
 }
 

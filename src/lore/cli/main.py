@@ -36,7 +36,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "vaults": ("lore.cli.vaults_cmd", "list the registered vaults and their state"),
     "doctor": ("lore.cli.doctor_cmd", "print resolved paths, tool versions and what to fix"),
     "garden": ("lore.cli.garden_cmd", "audit the vault and propose one cleanup pull request"),
-    "stats": ("lore.cli.stats_cmd", "the vault in numbers: types, repos, authors, growth, staleness"),
+    "review": ("lore.cli.review_cmd", "review memory PRs: findings, similar notes, merge"),
+    "stats": ("lore.cli.stats_cmd", "the vault in numbers: types, authors, growth, staleness"),
 }
 
 DESCRIPTION = """\

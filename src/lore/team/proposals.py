@@ -15,6 +15,7 @@ committed or pushed, whatever the flags.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections.abc import Callable
@@ -515,3 +516,170 @@ def resume(
         timeout=timeout,
         notices=[],
     )
+
+
+# ---- a change to several files (the gardener's cleanup) ----
+
+
+@dataclass
+class ChangeSet:
+    """Edits to several vault files, proposed together as one pull request.
+
+    `moves` renames files (old path -> new path, with `git mv`, so history follows);
+    `writes` then sets the contents of files (paths as they are after the moves).
+    """
+
+    name: str  # the branch is `lore/<name>`
+    title: str
+    body: str
+    message: str  # the commit message
+    moves: dict[str, str] = field(default_factory=dict)
+    writes: dict[str, bytes] = field(default_factory=dict)
+    labels: tuple[str, ...] = ("lore",)
+    # What to run to finish it after a failed push; `resume_change` does the work.
+    resume_command: str | None = None
+
+
+def start_change(root: Path, *, timeout: float = NETWORK_TIMEOUT) -> tuple[str, str]:
+    """Fetch the remote (when there is one); (base branch, base ref) a change starts from."""
+    root = root.resolve()
+    _check_vault(root)
+    remote = REMOTE if git.remote_url(root, REMOTE) else None
+    if remote is not None:
+        # Offline, the last fetched state of the default branch serves.
+        with contextlib.suppress(RemoteError):
+            fetch_remote(root, remote, timeout=timeout, gh=gh.gh_executable())
+    return base_of(root, remote)
+
+
+def free_change_name(root: Path, name: str) -> str:
+    """`name`, or `name-2`, `name-3`… when a branch or worktree already has it."""
+    taken = {ref.rsplit("/", 1)[-1] for ref in git.list_refs(root, f"refs/heads/{BRANCH_PREFIX}")}
+    taken |= {
+        ref.rsplit("/", 1)[-1]
+        for ref in git.list_refs(root, f"refs/remotes/{REMOTE}/{BRANCH_PREFIX}")
+    }
+    folder = proposals_dir(root)
+    if folder.is_dir():
+        taken |= {entry.name for entry in folder.iterdir() if entry.is_dir()}
+    candidate, number = name, 1
+    while candidate in taken:
+        number += 1
+        candidate = f"{name}-{number}"
+    return candidate
+
+
+def propose_change(
+    root: Path,
+    change: ChangeSet,
+    *,
+    base_branch: str,
+    base_ref: str,
+    timeout: float = NETWORK_TIMEOUT,
+) -> Outcome:
+    """Commit `change` on `lore/<name>` in a worktree of its own, push it, open the PR.
+
+    The user's checkout is never touched. When the push or the pull request fails, the
+    branch and its worktree stay and `ProposalError` names `resume_change` (via the
+    command given in the change's metadata).
+    """
+    root = root.resolve()
+    branch = BRANCH_PREFIX + change.name
+    worktree = proposals_dir(root) / change.name
+    add_worktree(root, worktree, branch, base_ref)
+    _write_meta(
+        root,
+        change.name,
+        {
+            "id": change.name,
+            "branch": branch,
+            "base_branch": base_branch,
+            "kind": "change",
+            "title": change.title,
+            "body": change.body,
+            "labels": list(change.labels),
+            "resume": change.resume_command or f"lore garden --resume {change.name}",
+            "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        },
+    )
+    try:
+        for old, new in change.moves.items():
+            (worktree / new).parent.mkdir(parents=True, exist_ok=True)
+            git.run_git(["mv", "--", old, new], worktree)  # staged as a rename
+        for path, data in change.writes.items():
+            write_atomic(worktree / path, data)
+        # The worktree is fresh, so its index holds this change and nothing else.
+        git.run_git(["add", "--", *sorted(change.writes)], worktree)
+        git.run_git(["commit", "--quiet", "--no-verify", "-m", change.message], worktree)
+    except (GitError, OSError):
+        _cleanup(root, change.name, branch, worktree)
+        raise
+    return _publish_change(root, change.name, worktree=worktree, timeout=timeout)
+
+
+def resume_change(root: Path, name: str, *, timeout: float = NETWORK_TIMEOUT) -> Outcome:
+    """Push a committed change that stopped and open its pull request."""
+    root = root.resolve()
+    _check_vault(root)
+    branch = BRANCH_PREFIX + name
+    if not _read_meta(root, name) or not git.ref_exists(root, f"refs/heads/{branch}"):
+        raise UsageError(
+            f"There is no unfinished change {name} in {root}.",
+            fix="`lore proposals` lists the proposals and their state.",
+        )
+    return _publish_change(root, name, worktree=worktrees(root).get(branch), timeout=timeout)
+
+
+def _publish_change(root: Path, name: str, *, worktree: Path | None, timeout: float) -> Outcome:
+    meta = _read_meta(root, name)
+    branch = BRANCH_PREFIX + name
+    base_branch = str(meta.get("base_branch") or "main")
+    resume_hint = str(meta.get("resume") or f"lore garden --resume {name}")
+    url = git.remote_url(root, REMOTE)
+    if url is None:
+        if worktree is not None:
+            remove_worktree(root, worktree)
+        _meta_path(root, name).unlink(missing_ok=True)
+        return Outcome(
+            name,
+            branch,
+            "committed",
+            next_steps=[
+                f"This vault has no remote: the change is committed on the branch {branch}.",
+                f"Review it, then merge it: git -C {root} merge {branch}",
+            ],
+        )
+    try:
+        push_branch(root, branch, REMOTE, timeout=timeout, gh=gh.gh_executable())
+    except RemoteError as exc:
+        raise ProposalError(
+            f"The change is committed on the branch {branch}, but the push to {REMOTE} failed: "
+            f"{exc.detail or exc.kind}.",
+            fix=f"Nothing is lost (the branch {branch} holds it). Then run `{resume_hint}`.",
+        ) from None
+    github = github_repo(url)
+    if github is None:
+        _finish(root, name, branch, worktree)
+        return Outcome(
+            name,
+            branch,
+            "pushed",
+            next_steps=[f"Open a merge request from {branch} into {base_branch} on {url}."],
+        )
+    try:
+        pr_url = gh.pr_create(
+            github.gh_repo,
+            base=base_branch,
+            head=branch,
+            title=str(meta.get("title") or branch),
+            body=str(meta.get("body") or ""),
+            labels=[str(label) for label in meta.get("labels") or []],
+        )
+    except GhError as exc:
+        raise ProposalError(
+            f"The branch {branch} is pushed, but the pull request could not be opened: "
+            f"{exc.message}",
+            fix=f"{exc.fix or ''} Then run `{resume_hint}`.".strip(),
+        ) from None
+    _finish(root, name, branch, worktree)
+    return Outcome(name, branch, "opened", pr_url=pr_url)

@@ -165,23 +165,41 @@ def pr_for_branch(repo: str, head: str) -> dict[str, Any] | None:
 PR_FIELDS = "number,title,url,headRefName,author,isDraft,createdAt,labels,statusCheckRollup"
 
 
-def pr_list(repo: str, limit: int = 200) -> list[dict[str, Any]]:
-    """Open pull requests of a repository with their checks."""
-    result = run_gh(
-        [
-            "pr",
-            "list",
-            "--repo",
-            repo,
-            "--state",
-            "open",
-            "--limit",
-            str(limit),
-            "--json",
-            PR_FIELDS,
-        ]
-    )
+def pr_list(repo: str, limit: int = 200, *, label: str | None = None) -> list[dict[str, Any]]:
+    """Open pull requests of a repository with their checks (only those with `label`)."""
+    args = ["pr", "list", "--repo", repo, "--state", "open", "--limit", str(limit)]
+    if label is not None:
+        args += ["--label", label]
+    result = run_gh([*args, "--json", PR_FIELDS])
     return _json_list(result.stdout)
+
+
+def pr_view(repo: str, number: int) -> dict[str, Any]:
+    """One pull request: its branches, title, URL, author and checks."""
+    result = run_gh(
+        ["pr", "view", str(number), "--repo", repo, "--json", PR_FIELDS + ",baseRefName"]
+    )
+    try:
+        data = json.loads(result.stdout or "null")
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        raise GhError(f"gh did not describe pull request #{number}.", kind="failed")
+    return data
+
+
+REVIEW_ACTIONS = {"approve": "--approve", "request-changes": "--request-changes"}
+
+
+def pr_review(repo: str, number: int, action: str, body: str = "") -> None:
+    """Approve a pull request or request changes on it (`action`: a key of REVIEW_ACTIONS)."""
+    args = ["pr", "review", str(number), "--repo", repo, REVIEW_ACTIONS[action]]
+    run_gh([*args, "--body", body] if body else args)
+
+
+def pr_merge(repo: str, number: int) -> None:
+    """Merge a pull request with a merge commit and delete its branch."""
+    run_gh(["pr", "merge", str(number), "--repo", repo, "--merge", "--delete-branch"])
 
 
 def repo_create(full_name: str, *, visibility: str, description: str) -> str:

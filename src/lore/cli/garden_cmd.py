@@ -1,0 +1,123 @@
+"""`lore garden`: audit the vault and, with --propose, open one cleanup pull request."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from lore.errors import ExitCode
+
+EPILOG = """\
+examples:
+  lore garden                     # what the gardener would change, nothing is written
+  lore garden --propose           # open the cleanup pull request
+  lore garden --json
+  lore garden --resume garden-2026-11-02   # finish one whose push or PR failed
+
+The gardener reads the remote's default branch, never your checkout. It archives
+(moves to archive/, keeping the id and history) expired notes, notes superseded
+longer than [garden] archive_superseded_after_days and notes whose depends_on is
+not active; fixes [[links]] to renamed notes; removes taxonomy tags and repos no
+note uses; and lists old low-confidence notes for a person. Settings: the
+[garden] section of lore.toml. Exit code 1 when there is something to clean up.
+"""
+
+
+def register(sub: Any, name: str, help_text: str) -> None:
+    from lore.cli.main import add_vault_option
+
+    parser = sub.add_parser(
+        name,
+        help=help_text,
+        description="Audit the whole vault for expired, superseded and stale notes, broken "
+        "links and unused taxonomy entries; propose the cleanup as one pull request.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--propose", action="store_true", help="commit the cleanup on a branch and open the PR"
+    )
+    parser.add_argument(
+        "--resume", metavar="NAME", help="push and open the PR of a cleanup that stopped"
+    )
+    parser.add_argument("--json", action="store_true", help="print the audit as JSON")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="give up on a remote that does not answer within this long (default 60)",
+    )
+    add_vault_option(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from lore.paths import resolve_vault
+    from lore.team.garden import audit, propose_garden
+    from lore.team.proposals import resume_change
+
+    vault = resolve_vault(args.vault)
+    if args.resume:
+        _show_outcome(resume_change(vault.root, args.resume, timeout=args.timeout), args.json)
+        return ExitCode.OK
+    plan = audit(vault.root, timeout=args.timeout)
+    outcome = propose_garden(vault.root, plan, timeout=args.timeout) if args.propose else None
+    if args.json:
+        from lore.cli.output import print_json
+
+        data: dict[str, Any] = {"version": 1, **plan.to_json(), "proposal": None}
+        if outcome is not None:
+            data["proposal"] = _outcome_json(outcome)
+        print_json(data)
+    else:
+        _show_plan(plan)
+        if outcome is not None:
+            _show_outcome(outcome, False)
+        elif plan.has_changes and not args.propose:
+            from lore.cli.output import console
+
+            console().print(
+                "[dim]Nothing was changed. Run `lore garden --propose` to open the PR.[/]"
+            )
+    return ExitCode.PROBLEMS_FOUND if plan.items and not args.propose else ExitCode.OK
+
+
+def _outcome_json(outcome: Any) -> dict[str, Any]:
+    return {
+        "name": outcome.note_id,
+        "branch": outcome.branch,
+        "status": outcome.status,
+        "pull_request": outcome.pr_url,
+        "next": outcome.next_steps,
+    }
+
+
+def _show_plan(plan: Any) -> None:
+    from lore.cli.output import console, safe
+
+    out = console()
+    if not plan.items:
+        out.print(f"[green]The vault is tidy[/] ({safe(plan.base_branch)} at {plan.commit[:12]}).")
+        return
+    colours = {"archive": "yellow", "edit": "cyan", "report": "magenta"}
+    out.print(f"[bold]The gardener's audit[/] of {safe(plan.base_branch)} at {plan.commit[:12]}:")
+    for item in plan.items:
+        colour = colours.get(item.action, "white")
+        out.print(
+            f"  [{colour}]{item.action:<7}[/] [bold]{safe(item.kind)}[/] {safe(item.path)}"
+            f"\n          [dim]{safe(item.message)}[/]"
+        )
+
+
+def _show_outcome(outcome: Any, as_json: bool) -> None:
+    from lore.cli.output import console, print_json, safe
+
+    if as_json:
+        print_json({"version": 1, "proposal": _outcome_json(outcome)})
+        return
+    out = console()
+    if outcome.pr_url:
+        out.print(f"[green]Opened[/] {safe(outcome.pr_url)} from {safe(outcome.branch)}.")
+    for step in outcome.next_steps:
+        out.print(safe(step))

@@ -1,0 +1,172 @@
+"""`lore review [PR]`: list memory pull requests, or review one and approve, reject or merge."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from lore.errors import ExitCode, UsageError
+
+EPILOG = """\
+examples:
+  lore review                       # open pull requests labelled `lore`, with the curator check
+  lore review 12                    # pull request #12: note, agent view, findings, similar notes
+  lore review lore/billing--x--2026-11-02   # a local branch, against the default branch
+  lore review 12 --approve
+  lore review 12 --request-changes "Say why, not only what."
+  lore review 12 --merge
+
+In a terminal, reviewing a pull request ends with a choice: approve, request
+changes, merge or skip. Approving and merging go through `gh` with your account.
+Exit code 1 when the curator finds errors in the change.
+"""
+
+
+def register(sub: Any, name: str, help_text: str) -> None:
+    from lore.cli.main import add_vault_option
+
+    parser = sub.add_parser(
+        name,
+        help=help_text,
+        description="List the open memory pull requests, or review one: the note as it will "
+        "be merged, what an agent will see, the curator's findings and the most similar "
+        "active notes.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("target", nargs="?", metavar="PR", help="a pull request number or a branch")
+    action = parser.add_mutually_exclusive_group()
+    action.add_argument("--approve", action="store_true", help="approve the pull request")
+    action.add_argument(
+        "--request-changes", metavar="MESSAGE", help="request changes, saying what to change"
+    )
+    action.add_argument("--merge", action="store_true", help="merge the pull request")
+    parser.add_argument("--json", action="store_true", help="print the review as JSON")
+    add_vault_option(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from lore.paths import resolve_vault
+    from lore.team import review
+
+    vault = resolve_vault(args.vault)
+    wants_action = args.approve or args.merge or args.request_changes is not None
+    if args.target is None:
+        if wants_action:
+            raise UsageError("Name the pull request to act on, e.g. `lore review 12 --approve`.")
+        return _list(review.list_memory_prs(vault.root), args.json)
+    number = int(args.target.lstrip("#")) if args.target.lstrip("#").isdigit() else None
+    if number is None:
+        if wants_action:
+            raise UsageError("Approving and merging need a pull request number, not a branch.")
+        result = review.review_branch(vault.root, args.target)
+    else:
+        result = review.review_pr(vault.root, number)
+    code = ExitCode.PROBLEMS_FOUND if result.errors else ExitCode.OK
+    if args.json:
+        from lore.cli.output import print_json
+
+        print_json({"version": 1, **result.to_json()})
+    else:
+        _show(result)
+    if number is None:
+        return code
+    choice = None
+    if args.approve:
+        choice = ("approve", "")
+    elif args.merge:
+        choice = ("merge", "")
+    elif args.request_changes is not None:
+        choice = ("request-changes", args.request_changes)
+    elif not args.json and sys.stdin.isatty() and sys.stdout.isatty():
+        choice = _ask()
+    if choice is not None:
+        review.act(vault.root, number, *choice)
+        from lore.cli.output import notice
+
+        notice(f"#{number}: {choice[0]} done.")
+    return code
+
+
+def _ask() -> tuple[str, str] | None:
+    from rich.prompt import Prompt
+
+    answer = Prompt.ask(
+        "[a]pprove, [r]equest changes, [m]erge or [s]kip", choices=["a", "r", "m", "s"], default="s"
+    )
+    if answer == "a":
+        return ("approve", "")
+    if answer == "m":
+        return ("merge", "")
+    if answer == "r":
+        return ("request-changes", Prompt.ask("What should change"))
+    return None
+
+
+def _list(rows: list[Any], as_json: bool) -> int:
+    from lore.cli.output import console, print_json, safe
+
+    if as_json:
+        print_json({"version": 1, "pull_requests": [row.to_json() for row in rows]})
+        return ExitCode.OK
+    out = console()
+    if not rows:
+        out.print("No open memory pull requests.")
+        return ExitCode.OK
+    from rich.table import Table
+
+    colours = {"passed": "green", "failed": "red", "running": "yellow"}
+    table = Table(show_edge=False, header_style="bold")
+    table.add_column("#", justify="right")
+    table.add_column("pull request", overflow="fold", ratio=1)
+    table.add_column("curator")
+    for row in rows:
+        who = f" [dim]by {safe(row.author)}[/]" if row.author else ""
+        colour = colours.get(row.curator, "dim")
+        table.add_row(
+            str(row.number),
+            f"[bold]{safe(row.title)}[/]{who}\n[dim]{safe(row.url)}[/]",
+            f"[{colour}]{row.curator}[/]",
+        )
+    out.print(table)
+    return ExitCode.OK
+
+
+def _show(result: Any) -> None:
+    from rich.columns import Columns
+    from rich.panel import Panel
+
+    from lore.cli.output import console, safe
+
+    out = console()
+    title = f" — {safe(result.title)}" if result.title else ""
+    out.print(f"[bold]Review of {safe(result.target)}[/]{title}")
+    if result.url:
+        out.print(f"[dim]{safe(result.url)}[/]")
+    if not result.findings:
+        out.print("[green]The curator found nothing to fix.[/]")
+    for finding in result.findings:
+        colour = "red" if finding.is_error else "yellow"
+        where = f"{finding.path}:{finding.line}" if finding.line else finding.path
+        out.print(
+            f"  [{colour}]{finding.severity}[/] {safe(finding.rule)} {safe(where)}: "
+            f"{safe(finding.message)}"
+        )
+    for note in result.notes:
+        similar = "\n\n".join(
+            f"[bold]{safe(s.title)}[/]\n[cyan]{safe(s.id)}[/] [dim]{s.score}[/]\n{safe(s.summary)}"
+            for s in note.similar
+        )
+        out.print(
+            Columns(
+                [
+                    Panel(safe(note.text), title=f"{safe(note.path)} (as merged)"),
+                    Panel(safe(note.preview), title="what an agent will see"),
+                    Panel(similar or "[dim]no similar active notes[/]", title="most similar"),
+                ],
+                equal=True,
+                expand=True,
+            )
+        )

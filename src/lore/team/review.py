@@ -1,0 +1,222 @@
+"""Review for people (`lore review`): memory pull requests, judged quickly.
+
+`list_memory_prs` lists the open pull requests labelled `lore` with the curator
+check's state. `review_branch` (a local branch) and `review_pr` (a pull request
+number; its branch is fetched from the vault's own remote) run the curator on the
+change exactly as CI does (`curate(base=…, head=…)`) and gather, for each note the
+change adds or edits: the file as merged, what an agent will see of it (the
+sanitised preview), and the most similar active notes already in the vault (recall
+over the local index, the note's title and summary as the query). `act` approves,
+requests changes or merges through `gh`. Nothing here writes to the vault.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lore.curator.finding import Finding
+from lore.curator.run import curate
+from lore.errors import LoreError, UsageError
+from lore.note.parse import note_id_from_path, parse_note
+from lore.recall.engine import RecallRequest, recall
+from lore.team.pr_body import LORE_LABEL
+from lore.team.proposal_list import curator_status
+from lore.team.proposals import REMOTE, base_of
+from lore.vault import gh, git
+from lore.vault.remote import NETWORK_TIMEOUT, GitHubRepo, RemoteError, github_repo
+from lore.vault.remote import fetch as fetch_remote
+
+SIMILAR = 3
+
+
+@dataclass
+class MemoryPr:
+    number: int
+    title: str
+    url: str
+    branch: str
+    author: str | None
+    curator: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "number": self.number,
+            "title": self.title,
+            "url": self.url,
+            "branch": self.branch,
+            "author": self.author,
+            "curator": self.curator,
+        }
+
+
+@dataclass
+class SimilarNote:
+    id: str
+    title: str
+    summary: str
+    score: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "title": self.title, "summary": self.summary, "score": self.score}
+
+
+@dataclass
+class ReviewedNote:
+    path: str
+    text: str  # the file as it will be merged
+    preview: str  # what an agent will see
+    similar: list[SimilarNote] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "text": self.text,
+            "preview": self.preview,
+            "similar": [note.to_json() for note in self.similar],
+        }
+
+
+@dataclass
+class Review:
+    target: str  # "#12" or the branch name
+    base: str
+    head: str
+    findings: list[Finding]
+    notes: list[ReviewedNote]
+    number: int | None = None
+    url: str | None = None
+    title: str = ""
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for finding in self.findings if finding.is_error)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "target": self.target,
+            "number": self.number,
+            "url": self.url,
+            "title": self.title,
+            "base": self.base,
+            "head": self.head,
+            "findings": [finding.to_json() for finding in self.findings],
+            "notes": [note.to_json() for note in self.notes],
+        }
+
+
+def _github(root: Path) -> GitHubRepo:
+    github = github_repo(git.remote_url(root, REMOTE))
+    if github is None:
+        raise UsageError(
+            f"The vault {root} has no GitHub remote, so it has no pull requests.",
+            fix="Review a local branch instead: `lore review BRANCH`.",
+        )
+    return github
+
+
+def list_memory_prs(root: Path) -> list[MemoryPr]:
+    """Open pull requests labelled `lore`, with the curator check's state."""
+    github = _github(root.resolve())
+    rows = []
+    for pull in gh.pr_list(github.gh_repo, label=LORE_LABEL):
+        author = pull.get("author") or {}
+        rows.append(
+            MemoryPr(
+                number=int(pull.get("number") or 0),
+                title=str(pull.get("title") or ""),
+                url=str(pull.get("url") or ""),
+                branch=str(pull.get("headRefName") or ""),
+                author=str(author.get("login") or "") or None,
+                curator=curator_status(pull.get("statusCheckRollup")),
+            )
+        )
+    return rows
+
+
+def similar_notes(root: Path, text: str, path: str, exclude: set[str]) -> list[SimilarNote]:
+    """The active notes most like this one (recall on its title and summary)."""
+    try:
+        note = parse_note(text.encode("utf-8"), path)
+        query = f"{note.title} {note.summary}"
+    except LoreError:
+        query = note_id_from_path(path).replace("-", " ")
+    result = recall(root, RecallRequest(query, limit=SIMILAR + len(exclude)))
+    found = [
+        SimilarNote(hit.id, hit.title, hit.summary, round(hit.score, 2))
+        for hit in result.hits
+        if hit.id not in exclude
+    ]
+    return found[:SIMILAR]
+
+
+def review_range(root: Path, base: str, head: str, *, target: str) -> Review:
+    """Curator findings and, per changed note, its text, preview and similar notes."""
+    root = root.resolve()
+    result = curate(root, base=base, head=head)
+    changed = [path for path in result.checked if path in result.previews]
+    exclude = {note_id_from_path(path) for path in changed}
+    notes = []
+    for path in changed:
+        raw = git.read_file_at(root, head, path) or b""
+        text = raw.decode("utf-8", "replace")
+        notes.append(
+            ReviewedNote(
+                path, text, result.previews[path], similar_notes(root, text, path, exclude)
+            )
+        )
+    return Review(target=target, base=base, head=head, findings=result.findings, notes=notes)
+
+
+def review_branch(root: Path, branch: str) -> Review:
+    """Review a local branch against the remote's default branch (or the current one)."""
+    root = root.resolve()
+    if git.resolve_commit(root, branch) is None:
+        raise UsageError(
+            f"'{branch}' is neither a pull request number nor a branch of {root}.",
+            fix="`lore review` lists the open memory pull requests.",
+        )
+    remote = REMOTE if git.remote_url(root, REMOTE) else None
+    base_ref = base_of(root, remote)[1]
+    return review_range(root, base_ref, branch, target=branch)
+
+
+def review_pr(root: Path, number: int, *, timeout: float = NETWORK_TIMEOUT) -> Review:
+    """Fetch the vault's remote and review pull request `number` (a branch of the vault)."""
+    root = root.resolve()
+    github = _github(root)
+    pull = gh.pr_view(github.gh_repo, number)
+    head_branch = str(pull.get("headRefName") or "")
+    base_branch = str(pull.get("baseRefName") or "main")
+    try:
+        fetch_remote(root, REMOTE, timeout=timeout, gh=gh.gh_executable())
+    except RemoteError as exc:
+        raise UsageError(
+            f"Could not fetch {REMOTE} to review #{number}: {exc.detail or exc.kind}."
+        ) from None
+    head = f"refs/remotes/{REMOTE}/{head_branch}"
+    if not head_branch or not git.ref_exists(root, head):
+        raise UsageError(
+            f"Pull request #{number} comes from a branch that is not in {REMOTE} "
+            f"({head_branch or 'unknown'}), e.g. a fork.",
+            fix="Check its branch out locally and run `lore review BRANCH`.",
+        )
+    review = review_range(root, f"refs/remotes/{REMOTE}/{base_branch}", head, target=f"#{number}")
+    review.number = number
+    review.url = str(pull.get("url") or "") or None
+    review.title = str(pull.get("title") or "")
+    return review
+
+
+def act(root: Path, number: int, action: str, body: str = "") -> None:
+    """`approve`, `request-changes` (with a message) or `merge` pull request `number`."""
+    github = _github(root.resolve())
+    if action == "merge":
+        gh.pr_merge(github.gh_repo, number)
+    elif action in gh.REVIEW_ACTIONS:
+        if action == "request-changes" and not body.strip():
+            raise UsageError("Requesting changes needs a message saying what to change.")
+        gh.pr_review(github.gh_repo, number, action, body)
+    else:
+        raise UsageError(f"Unknown review action '{action}'.")

@@ -1,0 +1,145 @@
+"""`lore review`: a local branch shows the curator's findings and the most similar notes.
+
+Real git and a real index; the fake `gh` (tests/team/conftest.py) stands in for
+GitHub's API when listing pull requests and approving or merging one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from lore.cli.main import main
+from lore.team.review import review_branch
+from tests.support import git, note_text
+from tests.team.conftest import FakeGh, Remote, snapshot
+
+EXISTING = "billing--integration-tests-use-httpx--2026-10-01"
+OTHER = "web--deploys-on-friday--2026-10-02"
+DRAFT = "billing--integration-tests-hit-the-container--2026-11-01"
+BRANCH = f"lore/{DRAFT}"
+
+
+@pytest.fixture
+def checkout(remote: Remote, clone_of: Callable[..., Path]) -> Path:
+    remote.commit_note(
+        EXISTING,
+        note_text(
+            "Billing integration tests use httpx against the running container",
+            date="2026-10-01",
+            body="## What\nBilling integration tests call the running container with httpx.\n",
+        ),
+    )
+    remote.commit_note(
+        OTHER,
+        note_text(
+            "The web app never deploys on a Friday",
+            tags="[service/web]",
+            date="2026-10-02",
+            body="## What\nNo deploys of the web app after Thursday noon.\n",
+        ),
+    )
+    root = clone_of()
+    git(root, "switch", "-q", "-c", BRANCH)
+    (root / "notes" / f"{DRAFT}.md").write_text(
+        note_text(
+            "Billing integration tests call the container over httpx",
+            tags="[service/billing, tool/httpx, tool/no-such-tool]",
+            date="2026-11-01",
+            body="## What\nBilling integration tests call the running container over httpx.\n",
+        ),
+        encoding="utf-8",
+    )
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "draft")
+    git(root, "switch", "-q", "main")
+    return root
+
+
+def test_a_local_branch_shows_findings_and_similar_notes(checkout: Path) -> None:
+    before = snapshot(checkout)
+    review = review_branch(checkout, BRANCH)
+    path = f"notes/{DRAFT}.md"
+    assert [(f.rule, f.path) for f in review.findings if f.is_error] == [
+        ("taxonomy/unknown-tag", path)
+    ]
+    (note,) = review.notes
+    assert note.path == path and "tool/no-such-tool" in note.text
+    assert note.preview.startswith("---") and "running container" in note.preview
+    assert note.similar[0].id == EXISTING
+    assert DRAFT not in [similar.id for similar in note.similar]
+    assert snapshot(checkout) == before
+
+
+def test_the_cli_review_of_a_branch(checkout: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["review", BRANCH, "--vault", str(checkout), "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["version"] == 1 and data["target"] == BRANCH
+    assert data["notes"][0]["similar"][0]["id"] == EXISTING
+    assert main(["review", BRANCH, "--vault", str(checkout)]) == 1
+    out = capsys.readouterr().out
+    assert "taxonomy/unknown-tag" in out and "what an agent will see" in out
+
+
+def test_an_unknown_branch_is_bad_usage(checkout: Path) -> None:
+    assert main(["review", "no-such-branch", "--vault", str(checkout)]) == 2
+
+
+def test_the_list_asks_gh_for_the_lore_label(
+    checkout: Path,
+    fake_gh: FakeGh,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    pulls = [
+        {
+            "number": 7,
+            "title": "lore: a note",
+            "url": "https://github.com/acme/team-vault/pull/7",
+            "headRefName": BRANCH,
+            "author": {"login": "octocat"},
+            "statusCheckRollup": [{"name": "lore curator / curate", "conclusion": "FAILURE"}],
+        }
+    ]
+    monkeypatch.setenv("FAKE_GH_PR_LIST", json.dumps(pulls))
+    assert main(["review", "--vault", str(checkout), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["pull_requests"] == [
+        {
+            "number": 7,
+            "title": "lore: a note",
+            "url": "https://github.com/acme/team-vault/pull/7",
+            "branch": BRANCH,
+            "author": "octocat",
+            "curator": "failed",
+        }
+    ]
+    (call,) = fake_gh.calls_to("pr", "list")
+    assert call[call.index("--label") + 1] == "lore"
+
+
+def test_actions_go_through_gh(checkout: Path, fake_gh: FakeGh) -> None:
+    from lore.team.review import act
+
+    act(checkout, 7, "approve")
+    act(checkout, 7, "request-changes", "Say why.")
+    act(checkout, 7, "merge")
+    assert fake_gh.calls_to("pr", "review") == [
+        ["pr", "review", "7", "--repo", "acme/team-vault", "--approve"],
+        [
+            "pr",
+            "review",
+            "7",
+            "--repo",
+            "acme/team-vault",
+            "--request-changes",
+            "--body",
+            "Say why.",
+        ],
+    ]
+    assert fake_gh.calls_to("pr", "merge") == [
+        ["pr", "merge", "7", "--repo", "acme/team-vault", "--merge", "--delete-branch"]
+    ]
