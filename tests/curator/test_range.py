@@ -181,3 +181,50 @@ def test_a_secret_kept_to_the_end_is_reported_once(curator_vault: Vault) -> None
     assert len(secret) == 1
     assert "git history" not in secret[0].message
     assert secret[0].line == 9
+
+
+def test_a_note_moved_to_archive_is_not_an_error_and_links_to_it_resolve(tmp_path: Path) -> None:
+    """The gardener moves superseded notes to archive/: the curator accepts the move."""
+    from lore.vault.seed import seed_files, write_files
+
+    root = tmp_path / "vault"
+    root.mkdir()
+    write_files(root, seed_files())
+    vault = Vault(root)
+    vault.set_repos("payments-api")
+    old = "billing--old-tests--2026-01-10"
+    new = "billing--new-tests--2026-03-10"
+    vault.write(old, note_text("Old test setup", date="2026-01-10", tags="[service/billing]"))
+    vault.write(
+        new,
+        note_text(
+            "New test setup",
+            date="2026-03-10",
+            tags="[service/billing]",
+            supersedes=f"[{old}]",
+            body=f"## What\nThe new setup.\n\n## Related\n[[{old}]]\n",
+        ),
+    )
+    git(root, "init", "-q")
+    base = vault.commit("base")
+    git(root, "switch", "-q", "-c", "garden")
+    (root / "archive").mkdir()
+    git(root, "mv", f"notes/{old}.md", f"archive/{old}.md")
+    git(root, "commit", "-q", "-m", "archive the superseded note")
+    result = run_lore(
+        "curate", "--vault", str(root), "--base", base, "--head", "HEAD", "--format", "json"
+    )
+    findings = json.loads(result.stdout)["findings"]
+    assert result.returncode == 0, findings
+    assert not [f for f in findings if f["severity"] == "error"]
+    # Editing the note that links to the archived one later still resolves the link.
+    edited = (
+        (root / "notes" / f"{new}.md").read_text().replace("The new setup.", "The new setup, v2.")
+    )
+    (root / "notes" / f"{new}.md").write_text(edited)
+    git(root, "commit", "-q", "-am", "edit")
+    result = run_lore(
+        "curate", "--vault", str(root), "--base", "garden~1", "--head", "HEAD", "--format", "json"
+    )
+    rules = {f["rule"] for f in json.loads(result.stdout)["findings"]}
+    assert not {r for r in rules if r.startswith("link/")}, rules

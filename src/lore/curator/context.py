@@ -34,6 +34,15 @@ def is_note_path(path: str) -> bool:
     return path.startswith(prefix) and path.endswith(".md") and "/" not in path[len(prefix) :]
 
 
+ARCHIVE_DIR = "archive"
+
+
+def is_archive_path(path: str) -> bool:
+    """`archive/<name>.md`: a note the gardener moved out of recall; it keeps its id."""
+    prefix = ARCHIVE_DIR + "/"
+    return path.startswith(prefix) and path.endswith(".md") and "/" not in path[len(prefix) :]
+
+
 def collision_key(note_id: str) -> str:
     """Ids that differ only in case or Unicode normalisation collide on some systems."""
     return unicodedata.normalize("NFKC", note_id).casefold()

@@ -18,11 +18,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from lore.curator.context import (
+    ARCHIVE_DIR,
     SUBMODULE_MODE,
     SYMLINK_MODE,
     CheckedFile,
     CuratorContext,
     HistoryBlob,
+    is_archive_path,
     is_note_path,
 )
 from lore.curator.finding import WARNING
@@ -151,12 +153,21 @@ def context_for_paths(
         taxonomy=parse_taxonomy(taxonomy_text) if taxonomy_text is not None else None,
         files=checked,
         existing=existing,
-        vault_ids={note_id_from_path(p) for p in note_paths},
+        vault_ids={note_id_from_path(p) for p in note_paths} | _working_archive_ids(root),
         vault_paths=note_paths,
         today=today,
         mode="paths",
         settings_problems=list(settings.problems),
     )
+
+
+def _working_archive_ids(root: Path) -> set[str]:
+    """Ids of the notes in archive/ of the working tree: links to them still resolve."""
+    try:
+        names = [entry.name for entry in (root / ARCHIVE_DIR).iterdir()]
+    except OSError:
+        return set()
+    return {note_id_from_path(name) for name in names if is_archive_path(f"{ARCHIVE_DIR}/{name}")}
 
 
 def context_for_all(root: Path, *, today: str) -> CuratorContext:
@@ -191,7 +202,7 @@ def context_for_all(root: Path, *, today: str) -> CuratorContext:
         taxonomy=parse_taxonomy(taxonomy_text) if taxonomy_text is not None else None,
         files=checked,
         existing={},
-        vault_ids={note_id_from_path(p) for p in note_paths},
+        vault_ids={note_id_from_path(p) for p in note_paths} | _working_archive_ids(root),
         vault_paths=note_paths,
         today=today,
         mode="all",
@@ -224,6 +235,7 @@ def context_for_range(root: Path, base: str, head: str, *, today: str) -> Curato
     base_tree = {
         p: s for p, s in git.list_tree(root, base_sha, NOTES_DIR).items() if is_note_path(p)
     }
+    base_archive = {p for p in git.list_tree(root, base_sha, ARCHIVE_DIR) if is_archive_path(p)}
     present = [c for c in changes if c.status != "D"]
     deleted_paths = {c.path for c in changes if c.status == "D"}
     changed_paths = {c.path for c in present}
@@ -258,6 +270,11 @@ def context_for_range(root: Path, base: str, head: str, *, today: str) -> Curato
     note_paths = sorted(
         (set(base_tree) - deleted_paths) | {c.path for c in present if is_note_path(c.path)}
     )
+    archived = {
+        note_id_from_path(p)
+        for p in (base_archive - deleted_paths) | {c.path for c in present}
+        if is_archive_path(p)
+    }
     final_blobs = {c.new_sha for c in present}
     history_shas = {
         sha: path
@@ -275,14 +292,15 @@ def context_for_range(root: Path, base: str, head: str, *, today: str) -> Curato
         taxonomy=parse_taxonomy(taxonomy_text) if taxonomy_text is not None else None,
         files=checked,
         existing=existing,
-        vault_ids={note_id_from_path(p) for p in note_paths},
+        vault_ids={note_id_from_path(p) for p in note_paths} | archived,
         vault_paths=note_paths,
         today=today,
         mode="range",
         taxonomy_changed=TAXONOMY_FILE in changed_paths,
         settings_changed=settings_changed,
         settings_problems=problems,
-        deleted={note_id_from_path(p) for p in deleted_paths if is_note_path(p)},
+        # A note moved to archive/ shows as deleted from notes/: it is not gone.
+        deleted={note_id_from_path(p) for p in deleted_paths if is_note_path(p)} - archived,
         history=history,
         commits=(base_sha, head_sha),
     )

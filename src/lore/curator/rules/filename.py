@@ -20,6 +20,7 @@ from lore.curator.context import (
     CheckedFile,
     CuratorContext,
     collision_key,
+    is_archive_path,
     is_note_path,
 )
 from lore.curator.finding import ERROR, Finding
@@ -82,6 +83,8 @@ def _check_file(checked: CheckedFile) -> list[Finding]:
                     "Only notes/<id>.md files belong in notes/; move or remove it.",
                 )
             ]
+        if is_archive_path(path) and is_valid_id(note_id_from_path(path)):
+            return []  # archived by the gardener: out of recall, id and history kept
         if name.endswith(".md") and _looks_like_note(checked.raw):
             return [
                 finding(
