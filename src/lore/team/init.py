@@ -34,6 +34,8 @@ from lore.vault.remote import (
 from lore.vault.seed import seed_files, write_files
 
 WORKFLOW = ".github/workflows/lore-curator.yml"
+GARDEN_WORKFLOW = ".github/workflows/lore-garden.yml"
+GARDEN_VERSION = re.compile(r'LORE_VERSION: "[^"]*"')
 CODEOWNERS = ".github/CODEOWNERS"
 PLACEHOLDER_USES = re.compile(
     r"OWNER/gh-lore/\.github/workflows/curator\.yml@0{40} # v[0-9A-Za-z.+-]+"
@@ -128,6 +130,11 @@ def vault_files(
             f"{WORKFLOW}: replace OWNER and the commit 000…0 with the gh-lore release you use "
             "(OWNER/gh-lore@<full commit> # v<version>), or run `lore init` as `gh lore init`."
         )
+    if GARDEN_WORKFLOW in files:  # the gardener runs the same release as this lore
+        garden = files[GARDEN_WORKFLOW].decode("utf-8")
+        version = pin.version if pin is not None else __version__
+        garden = GARDEN_VERSION.sub(f'LORE_VERSION: "{version}"', garden)
+        files[GARDEN_WORKFLOW] = garden.encode("utf-8")
     owners = files[CODEOWNERS].decode("utf-8")
     if reviewers:
         handles = " ".join(
