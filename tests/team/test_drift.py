@@ -290,6 +290,14 @@ def test_push_failure_loses_nothing_and_touches_nothing_else(
     assert git(checkout, "diff", "--name-only", "main", branch).split() == [f"notes/{NOTE}.md"]
     kept = git(checkout, "show", f"{branch}:notes/{NOTE}.md")
     assert "confidence: medium" in kept and "src/b2.py" in kept
+    name = branch.removeprefix("lore/")
+    assert f"lore drift --resume {name}" in err
+    # once the remote accepts the branch, --resume finishes it: pushed, PR opened
+    hook.unlink()
+    assert main(["drift", "--vault", str(checkout), "--resume", name]) == 0
+    pushed = git(remote.bare, "show", f"{branch}:notes/{NOTE}.md")
+    assert pushed == kept
+    assert len(fake_gh.calls_to("pr", "create")) == 1
 
 
 def test_a_folder_that_is_not_a_repository_is_bad_input(

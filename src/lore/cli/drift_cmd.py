@@ -13,6 +13,7 @@ examples:
   lore drift --code-repo ~/src/payments-api
   lore drift --code-repo . --since origin/main@{1} --json
   lore drift --code-repo . --since "$BEFORE" --propose     # what the workflow runs
+  lore drift --resume drift-payments-api-1a2b3c4d          # finish one whose push failed
 
 A note drifts when a file in its files_touched is modified, renamed or deleted by a
 commit made after the note's date (renames are followed). Only active notes whose
@@ -35,9 +36,14 @@ def register(sub: Any, name: str, help_text: str) -> None:
     )
     parser.add_argument(
         "--code-repo",
-        required=True,
         metavar="PATH",
-        help="the root of the code repository's git checkout",
+        help="the root of the code repository's git checkout (required unless --resume)",
+    )
+    parser.add_argument(
+        "--resume",
+        metavar="NAME",
+        help="push and open the pull request of a drift proposal that stopped "
+        "(NAME is its branch without lore/)",
     )
     parser.add_argument(
         "--since",
@@ -66,10 +72,25 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from lore.errors import UsageError
     from lore.paths import resolve_vault
     from lore.team.drift import find_drift, propose_drift
 
     vault = resolve_vault(args.vault).root
+    if args.resume:
+        from lore.cli.output import console, print_json, safe
+        from lore.team.proposals import resume_change
+
+        done = resume_change(vault, args.resume)
+        if args.json:
+            print_json(done.to_json())
+        else:
+            console().print(f"{safe(done.pr_url or done.branch)} ({done.status})")
+        return ExitCode.OK
+    if not args.code_repo:
+        raise UsageError(
+            "lore drift needs --code-repo PATH.", fix="E.g. `lore drift --code-repo .`"
+        )
     report = find_drift(vault, Path(args.code_repo), since=args.since, repo=args.repo)
     outcome = propose_drift(vault, report) if args.propose and report.notes else None
     # 1 while drifted notes are left unmarked; with --propose they are marked (or were already)

@@ -299,14 +299,16 @@ def propose_drift(vault: Path, report: DriftReport, *, timeout: float = 60.0) ->
             writes[note.path] = new
     if not writes:
         return None
+    name = free_change_name(vault, f"drift-{_slug(report.repo)}-{report.head[:8]}")
     change = ChangeSet(
-        name=free_change_name(vault, f"drift-{_slug(report.repo)}-{report.head[:8]}"),
+        name=name,
         title=f"lore drift: {len(report.notes)} note(s) about {report.repo} need review"[:250],
         body=_body(report, set(writes)),
         message=f"lore drift: mark notes about {report.repo} for review\n\n"
         + "\n".join(f"- {path}" for path in sorted(writes)),
         writes=writes,
         labels=(LORE_LABEL,),
+        resume_command=f"lore drift --resume {name}",
     )
     return propose_change(
         vault, change, base_branch=base_branch, base_ref=base_ref, timeout=timeout
