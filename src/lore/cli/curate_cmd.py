@@ -56,6 +56,12 @@ def register(subparsers: Any, name: str, help_text: str) -> None:
         default="text",
         help="output format (default: text)",
     )
+    parser.add_argument(
+        "--no-semantic",
+        dest="semantic",
+        action="store_false",
+        help="skip the optional model review even when lore.toml enables it",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -87,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
         head=args.head,
         paths=args.paths,
         all_notes=args.all_notes,
+        semantic=args.semantic,
     )
     if args.format == "json":
         from lore.cli.output import print_json

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Protocol
 
+from lore.curator import semantic
 from lore.curator.context import CuratorContext
 from lore.curator.finding import Finding
 from lore.curator.rules import (
@@ -52,4 +53,5 @@ def all_rules() -> dict[str, str]:
     rules: dict[str, str] = {}
     for family in FAMILIES:
         rules.update(family.RULES)
+    rules.update(semantic.RULES)  # the optional model review (not a family: it runs last)
     return rules

@@ -121,12 +121,22 @@ def curate(
     all_notes: bool = False,
     drafts: Mapping[str, bytes] | None = None,
     today: str | None = None,
+    semantic: bool = False,
 ) -> CurateResult:
-    """Review notes; raises `UsageError` for bad arguments, never for bad notes."""
+    """Review notes; raises `UsageError` for bad arguments, never for bad notes.
+
+    `semantic=True` allows the optional model review (`lore.curator.semantic`), which
+    still runs only when the vault enables it and its API key is in the environment;
+    it adds warnings only.
+    """
     context = build_context(
         root, base=base, head=head, paths=paths, all_notes=all_notes, drafts=drafts, today=today
     )
     findings = run_rules(context)
+    if semantic and not drafts:
+        from lore.curator.semantic import review
+
+        findings += review(context)
     unique = {(f.rule, f.severity, f.path, f.line, f.message): f for f in findings}
     cleaned = sorted((_clean(f, context.redactions) for f in unique.values()), key=Finding.sort_key)
     previews: dict[str, str] = {}

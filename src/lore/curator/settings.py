@@ -13,16 +13,40 @@ Keys (all optional):
   dummy key your runbooks use.
 - `near_duplicate_threshold` (0.6): the share of 3-word shingles two notes must
   have in common to be reported as near duplicates.
+- `[curator.semantic]`: the optional model review (`lore.curator.semantic`), off by
+  default: `enabled` (false), `provider` ("openai" or "anthropic"), `model`,
+  `endpoint` (the provider's public API unless set), `api_key_env` (the NAME of the
+  environment variable holding the key, "LORE_SEMANTIC_API_KEY"; the key itself never
+  lives in lore.toml), `timeout_seconds` (30), `max_related` (8).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from lore.curator.finding import ERROR, WARNING, Finding
 from lore.errors import UsageError
 from lore.settings import SETTINGS_FILE, parse_settings
+
+PROVIDERS = ("openai", "anthropic")
+_LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+
+
+@dataclass(frozen=True)
+class SemanticSettings:
+    """`[curator.semantic]`: the optional, advisory model review (off by default)."""
+
+    enabled: bool = False
+    provider: str = "openai"
+    model: str = ""
+    endpoint: str = ""  # empty: the provider's public API
+    api_key_env: str = "LORE_SEMANTIC_API_KEY"
+    timeout_seconds: float = 30.0
+    max_related: int = 8
 
 
 @dataclass(frozen=True)
@@ -33,6 +57,7 @@ class CuratorSettings:
     allowed_link_domains: tuple[str, ...] = ("github.com",)
     allowed_placeholders: tuple[str, ...] = ()
     near_duplicate_threshold: float = 0.6
+    semantic: SemanticSettings = field(default_factory=SemanticSettings)
     problems: list[Finding] = field(default_factory=list, compare=False)
 
 
@@ -106,8 +131,102 @@ def load_curator_settings(text: str | None, path: str = SETTINGS_FILE) -> Curato
                 "curator.near_duplicate_threshold must be a number above 0 and at most 1",
                 "Set near_duplicate_threshold = 0.6.",
             )
+    if "semantic" in section:
+        values["semantic"] = _semantic_settings(section["semantic"], problem)
     for key in sorted(set(section) - _KNOWN_KEYS):
         problem(
             f"curator.{key} is not a curator setting", "Remove it or fix its spelling.", WARNING
         )
     return CuratorSettings(problems=problems, **values)
+
+
+def _endpoint_ok(value: str) -> bool:
+    """https anywhere; plain http only to this machine (a key never crosses a network bare)."""
+    try:
+        parts = urlsplit(value)
+    except ValueError:
+        return False
+    if not parts.hostname or parts.username or parts.password or parts.query or parts.fragment:
+        return False
+    return parts.scheme == "https" or (parts.scheme == "http" and parts.hostname in _LOOPBACK)
+
+
+def _semantic_settings(section: Any, problem: Any) -> SemanticSettings:
+    """`[curator.semantic]`; any bad value is reported and leaves the review off."""
+    if not isinstance(section, dict):
+        problem(
+            "[curator.semantic] in lore.toml is not a table",
+            "Write it as a [curator.semantic] section.",
+        )
+        return SemanticSettings()
+    values: dict[str, Any] = {}
+    bad = False
+
+    def reject(message: str, fix: str) -> None:
+        nonlocal bad
+        bad = True
+        problem(f"{message}; the semantic review is off", fix)
+
+    enabled = section.get("enabled", False)
+    if isinstance(enabled, bool):
+        values["enabled"] = enabled
+    else:
+        reject("curator.semantic.enabled must be true or false", "Set enabled = false.")
+    provider = section.get("provider", "openai")
+    if provider in PROVIDERS:
+        values["provider"] = provider
+    else:
+        reject(
+            'curator.semantic.provider must be "openai" or "anthropic"',
+            'Set provider = "openai".',
+        )
+    model = section.get("model", "")
+    if isinstance(model, str) and len(model) <= 200 and "\n" not in model:
+        values["model"] = model.strip()
+    else:
+        reject("curator.semantic.model must be a model name", 'Set model = "…".')
+    endpoint = section.get("endpoint", "")
+    if endpoint == "" or (isinstance(endpoint, str) and _endpoint_ok(endpoint)):
+        values["endpoint"] = endpoint.rstrip("/")
+    else:
+        reject(
+            "curator.semantic.endpoint must be an https:// URL without credentials "
+            "(http:// only to 127.0.0.1 or localhost)",
+            "Remove endpoint to use the provider's public API.",
+        )
+    key_env = section.get("api_key_env", "LORE_SEMANTIC_API_KEY")
+    if isinstance(key_env, str) and _ENV_NAME.fullmatch(key_env):
+        values["api_key_env"] = key_env
+    else:
+        reject(
+            "curator.semantic.api_key_env must be the NAME of an environment variable "
+            "(the key itself never goes in lore.toml)",
+            'Set api_key_env = "LORE_SEMANTIC_API_KEY".',
+        )
+    timeout = section.get("timeout_seconds", 30)
+    if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and 0 < timeout <= 300:
+        values["timeout_seconds"] = float(timeout)
+    else:
+        reject(
+            "curator.semantic.timeout_seconds must be a number above 0 and at most 300",
+            "Set timeout_seconds = 30.",
+        )
+    related = section.get("max_related", 8)
+    if isinstance(related, int) and not isinstance(related, bool) and 0 <= related <= 50:
+        values["max_related"] = related
+    else:
+        reject(
+            "curator.semantic.max_related must be a whole number from 0 to 50",
+            "Set max_related = 8.",
+        )
+    if values.get("enabled") and not values.get("model"):
+        reject("curator.semantic.model is not set", 'Set model = "…" (a model of the provider).')
+    for key in sorted(set(section) - set(SemanticSettings.__dataclass_fields__)):
+        problem(
+            f"curator.semantic.{key} is not a semantic review setting",
+            "Remove it or fix its spelling.",
+            WARNING,
+        )
+    if bad:
+        return SemanticSettings()
+    return SemanticSettings(**values)

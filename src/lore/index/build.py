@@ -458,3 +458,28 @@ def _state(conn: sqlite3.Connection, action: str, changed: int, seconds: float) 
         changed=changed,
         seconds=seconds,
     )
+
+
+def index_in_memory(
+    notes: Iterable[Any], *, aliases: dict[str, list[str]], today: str
+) -> sqlite3.Connection:
+    """A throwaway in-memory index of these notes (the curator uses it to find related notes).
+
+    Same schema, ranking settings (the defaults) and statuses as a vault's index, so
+    `recall_in_index` answers from it as it would from the vault.
+    """
+    from lore.settings import DEFAULTS, recall_settings
+
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    create_schema(conn)
+    conn.executemany(_INSERT, [_row(note, "") for note in notes])
+    conn.execute("INSERT INTO notes_fts(notes_fts) VALUES ('rebuild')")
+    _set_meta(
+        conn,
+        {
+            "aliases": json.dumps(aliases, sort_keys=True),
+            "recall_settings": json.dumps(recall_settings(DEFAULTS), sort_keys=True),
+        },
+    )
+    _refresh_statuses(conn, today)
+    return conn
