@@ -60,8 +60,10 @@ def prepare(size: int, workdir: Path) -> Path:
         started = time.perf_counter()
         make_vault(size, vault)
         settings = vault / "lore.toml"
+        text = settings.read_text(encoding="utf-8")
+        assert "\nprompt = false\n" in text, "the template's [hooks] section changed"
         settings.write_text(
-            settings.read_text(encoding="utf-8") + "\n[hooks]\nprompt = true\n", encoding="utf-8"
+            text.replace("\nprompt = false\n", "\nprompt = true\n"), encoding="utf-8"
         )
         git(vault, "commit", "-q", "-am", "turn on prompt recall")
         print(f"  generated {size} notes in {time.perf_counter() - started:.1f} s", flush=True)
