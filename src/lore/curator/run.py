@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import date
 from pathlib import Path
 
+from lore import clock
 from lore.curator import sources
 from lore.curator.context import CheckedFile, CuratorContext
 from lore.curator.finding import ERROR, Finding, count
@@ -55,7 +55,7 @@ def build_context(
     drafts: Mapping[str, bytes] | None = None,
     today: str | None = None,
 ) -> CuratorContext:
-    day = today or date.today().isoformat()
+    day = today or clock.today().isoformat()
     paths = list(paths)
     modes = sum((base is not None or head is not None, bool(paths) or bool(drafts), all_notes))
     if modes != 1:
