@@ -13,11 +13,12 @@ import json
 import sqlite3
 from collections.abc import Sized
 from datetime import date
+from functools import lru_cache
 from pathlib import Path
 
 from lore import clock
 from lore.index.schema import FTS_COLUMNS
-from lore.recall.query import QueryPlan, build_query
+from lore.recall.query import AliasIndex, QueryPlan, build_query
 from lore.recall.rank import Boosts, compute_boosts
 from lore.recall.snippet import HIGHLIGHT, make_snippet
 from lore.record import Record
@@ -193,12 +194,21 @@ _COLUMNS = (
 )
 
 
+@lru_cache(maxsize=8)
+def _parsed_meta(aliases: str, settings: str) -> tuple[AliasIndex, dict[str, Any]]:
+    """The index's aliases and recall settings, parsed once per process while unchanged."""
+    return AliasIndex(json.loads(aliases)), json.loads(settings)
+
+
 def recall_in_index(
     conn: sqlite3.Connection, request: RecallRequest, *, today: date | None = None
 ) -> RecallResult:
-    meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
-    aliases = json.loads(meta.get("aliases") or "{}")
-    settings = json.loads(meta["recall_settings"])
+    meta = dict(
+        conn.execute(
+            "SELECT key, value FROM meta WHERE key IN ('aliases', 'recall_settings', 'version')"
+        ).fetchall()
+    )
+    aliases, settings = _parsed_meta(meta.get("aliases") or "{}", meta["recall_settings"])
     plan = build_query(request.query, aliases)
     result = RecallResult(
         query=request.query,

@@ -82,7 +82,9 @@ def _parts(token: str) -> list[str]:
     return [p.lower() for p in _PART.findall(token)]
 
 
-def build_query(text: str, aliases: Mapping[str, Sequence[str]] | None = None) -> QueryPlan:
+def build_query(
+    text: str, aliases: Mapping[str, Sequence[str]] | AliasIndex | None = None
+) -> QueryPlan:
     """The query plan for `text`; `aliases` maps alias -> taxonomy entries (tags/types/repos)."""
     text = text[:MAX_QUERY_CHARS]
     plan = QueryPlan(text=text)
@@ -117,18 +119,31 @@ def build_query(text: str, aliases: Mapping[str, Sequence[str]] | None = None) -
     return plan
 
 
+class AliasIndex(Record):
+    """Taxonomy aliases prepared for matching: each alias's words and its entries' words."""
+
+    __slots__ = ("entries",)
+
+    def __init__(self, aliases: Mapping[str, Sequence[str]]) -> None:
+        self.entries: list[tuple[str, str, list[tuple[str, list[str]]]]] = []
+        for alias in sorted(aliases):
+            alias_words = " ".join(_parts(alias))
+            if not alias_words:
+                continue
+            targets = [(entry, _parts(entry.split("/", 1)[-1])) for entry in aliases[alias]]
+            self.entries.append((f" {alias_words} ", alias, targets))
+
+
 def _expand_aliases(
     tokens: list[str],
-    aliases: Mapping[str, Sequence[str]],
+    aliases: Mapping[str, Sequence[str]] | AliasIndex,
     add: object,
 ) -> None:
+    index = aliases if isinstance(aliases, AliasIndex) else AliasIndex(aliases)
     joined = " " + " ".join(" ".join(_parts(t)) for t in tokens) + " "
-    for alias in sorted(aliases):
-        alias_words = " ".join(_parts(alias))
-        if not alias_words or f" {alias_words} " not in joined:
+    for alias_words, alias, targets in index.entries:
+        if alias_words not in joined:
             continue
-        for entry in aliases[alias]:
-            leaf = entry.split("/", 1)[-1]
-            words = _parts(leaf)
+        for entry, words in targets:
             if words:
                 add(words, f"alias:{alias}->{entry}")  # type: ignore[operator]
