@@ -26,7 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "hook": ("lore.cli.hook_cmd", "agent hook entry point: the session digest, prompt recall"),
     "install": ("lore.cli.install_cmd", "connect an agent: hooks, skills and the MCP server"),
     "uninstall": ("lore.cli.install_cmd", "remove what `lore install` added to an agent"),
-    "mcp": ("lore.cli.mcp_cmd", "run the MCP server over stdio (recall, get_note)"),
+    "mcp": ("lore.cli.mcp_cmd", "run the MCP server over stdio: recall, read and propose notes"),
     "remember": ("lore.cli.remember_cmd", "draft a note, check it, propose it as a pull request"),
     "proposals": ("lore.cli.proposals_cmd", "list open proposals and the curator's verdict"),
     "drift": ("lore.cli.drift_cmd", "find notes whose files changed in a code repository"),
@@ -46,7 +46,7 @@ lore: shared, reviewed memory for your team's AI coding agents.
 Notes live as markdown in a git repository (the vault); lore keeps a local SQLite
 index so recall answers in milliseconds, offline.
 
-Vault: --vault PATH, else $LORE_VAULT, else the default vault in the user config.
+Vault: --vault PATH (or a registered name), else $LORE_VAULT, else the user config's default.
 Exit codes: 0 ok, 1 problems found, 2 bad usage or input, 3 internal error, 130 Ctrl-C."""
 
 
