@@ -25,6 +25,8 @@ proposal could not be pushed).
 
 
 def register(sub: Any, name: str, help_text: str) -> None:
+    from lore.cli.main import add_vault_option
+
     parser = sub.add_parser(
         name,
         help=help_text,
@@ -62,12 +64,7 @@ def register(sub: Any, name: str, help_text: str) -> None:
         action="store_true",
         help="open one vault pull request marking the drifted notes for review",
     )
-    parser.add_argument(
-        "--vault",
-        metavar="PATH",
-        help="the vault: a folder or the name of a registered vault (default: $LORE_VAULT, "
-        "then the user config's default vault)",
-    )
+    add_vault_option(parser)
     parser.set_defaults(handler=run)
 
 

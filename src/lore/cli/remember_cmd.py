@@ -54,6 +54,8 @@ FLAG_FIELDS = (
 
 
 def register(sub: Any, name: str, help_text: str) -> None:
+    from lore.cli.main import add_vault_option
+
     parser = sub.add_parser(
         name,
         help=help_text,
@@ -156,9 +158,7 @@ def register(sub: Any, name: str, help_text: str) -> None:
         metavar="SECONDS",
         help="give up on the remote after this long (default 60)",
     )
-    parser.add_argument(
-        "--vault", metavar="PATH", help="the vault (default: $LORE_VAULT, then the default vault)"
-    )
+    add_vault_option(parser)
     parser.set_defaults(handler=run)
 
 

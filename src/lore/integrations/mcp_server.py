@@ -278,46 +278,32 @@ def build_server(vault_flag: str | None = None, cwd: Path | None = None) -> MCPS
         version=__version__,
         log_level="WARNING",
     )
-    server.add_tool(
-        tools.recall,
-        name="recall",
-        title="Recall team notes",
-        description=inspect.cleandoc(tools.recall.__doc__ or ""),
-        annotations=ToolAnnotations(title="Recall team notes", **READ_ONLY),
-        structured_output=True,
-    )
-    server.add_tool(
-        tools.get_note,
-        name="get_note",
-        title="Read a team note",
-        description=inspect.cleandoc(tools.get_note.__doc__ or ""),
-        annotations=ToolAnnotations(title="Read a team note", **READ_ONLY),
-        structured_output=True,
-    )
-    server.add_tool(
-        tools.remember,
-        name="remember",
-        title="Propose a team note",
-        description=inspect.cleandoc(tools.remember.__doc__ or ""),
-        annotations=ToolAnnotations(
-            title="Propose a team note",
-            read_only_hint=False,
-            destructive_hint=False,
-            idempotent_hint=False,
-            open_world_hint=True,
+    proposing = {
+        "read_only_hint": False,
+        "destructive_hint": False,
+        "idempotent_hint": False,
+        "open_world_hint": True,
+    }
+    # The order here is the order clients list the tools in: keep it stable.
+    for method, name, title, hints in (
+        (tools.recall, "recall", "Recall team notes", READ_ONLY),
+        (tools.get_note, "get_note", "Read a team note", READ_ONLY),
+        (tools.remember, "remember", "Propose a team note", proposing),
+        (
+            tools.list_proposals,
+            "list_proposals",
+            "List proposed notes",
+            {**READ_ONLY, "open_world_hint": True},
         ),
-        structured_output=True,
-    )
-    server.add_tool(
-        tools.list_proposals,
-        name="list_proposals",
-        title="List proposed notes",
-        description=inspect.cleandoc(tools.list_proposals.__doc__ or ""),
-        annotations=ToolAnnotations(
-            title="List proposed notes", **{**READ_ONLY, "open_world_hint": True}
-        ),
-        structured_output=True,
-    )
+    ):
+        server.add_tool(
+            method,
+            name=name,
+            title=title,
+            description=inspect.cleandoc(method.__doc__ or ""),
+            annotations=ToolAnnotations(title=title, **hints),
+            structured_output=True,
+        )
     return server
 
 
