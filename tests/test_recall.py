@@ -280,3 +280,19 @@ def test_snippet_marks_the_densest_window() -> None:
     assert marked == ["(postgres)", "LEDGER_WRITE_TIMEOUT_MS", "migrations", "postgres"]
     assert "##" not in snippet
     assert make_snippet(body, ["absent"], fallback="summary") == "summary"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.text(
+        alphabet=st.sampled_from(list("abcdeAB _-.\n\t#(")) | st.characters(), max_size=200
+    ),
+    words=st.lists(st.sampled_from(["ab", "abc", "bad", "cab", "déjà", "ß"]), min_size=1),
+)
+def test_snippet_word_finder_agrees_with_the_regular_expression(
+    text: str, words: list[str]
+) -> None:
+    from lore.recall.snippet import _hit_tokens, _hit_tokens_by_regex, stem
+
+    wanted = {stem(word) for word in words}
+    assert _hit_tokens(text, wanted) == _hit_tokens_by_regex(text, wanted)

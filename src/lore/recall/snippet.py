@@ -48,9 +48,55 @@ def stem(word: str) -> str:
 def _hit_tokens(text: str, wanted: set[str]) -> set[int]:
     """Indexes (in `text.split()`) of the words whose stem is wanted.
 
-    A stem only drops a suffix, so a matching word starts with a wanted stem: one
-    regular expression finds those candidates and only they are stemmed.
+    A stem only drops a suffix, so a matching word starts with a wanted stem: `str.find`
+    locates those candidates in the lowered text and only they are stemmed. When
+    lowering changes the text's length (a few non-ASCII letters), offsets would not
+    line up, and the regular expression below does the same work.
     """
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        return _hit_tokens_by_regex(text, wanted)
+    offsets: set[int] = set()
+    for prefix in wanted:
+        start = lowered.find(prefix)
+        while start != -1:
+            if start == 0 or not _is_word_char(lowered[start - 1]):
+                rest = _WORD_REST.match(lowered, start + len(prefix))
+                end = rest.end() if rest else start + len(prefix)
+                if stem(lowered[start:end]) in wanted:
+                    offsets.add(start)
+            start = lowered.find(prefix, start + 1)
+    return _token_indexes(text, sorted(offsets))
+
+
+_WORD_REST = re.compile(r"[^\W_]*")
+
+
+def _is_word_char(char: str) -> bool:
+    r"""What `[^\W_]` matches: a letter or digit (`\w` is those and the underscore)."""
+    return char.isalnum()
+
+
+def _token_indexes(text: str, offsets: list[int]) -> set[int]:
+    """For each offset (ascending, each on a non-space character), its index in `text.split()`.
+
+    Counted piece by piece, so the text is read once however many words matched.
+    """
+    found: set[int] = set()
+    count = 0  # tokens in text[:done]
+    done = 0
+    for offset in offsets:
+        piece = text[done : offset + 1]
+        count += len(piece.split())
+        if done and not text[done - 1].isspace() and not piece[:1].isspace():
+            count -= 1  # the token at `done` was already counted with the previous piece
+        done = offset + 1
+        found.add(count - 1)
+    return found
+
+
+def _hit_tokens_by_regex(text: str, wanted: set[str]) -> set[int]:
+    """`_hit_tokens` for any text, with one regular expression over it."""
     prefixes = sorted(wanted, key=len, reverse=True)
     finder = re.compile(
         r"(?<![^\W_])(?:" + "|".join(map(re.escape, prefixes)) + r")[^\W_]*", re.IGNORECASE
