@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import multiprocessing
 import sqlite3
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from lore.index.build import IndexUnavailable, open_index
+from lore.index.build import IndexUnavailable, forget_kept_index, open_index, open_index_kept
 from lore.index.schema import APPLICATION_ID, SCHEMA_VERSION
 from lore.index.status import integrity_problems, uncommitted_notes
 from lore.paths import index_path
+from lore.recall.engine import RecallRequest, recall
 from tests.support import Vault, note_text
 
 
@@ -123,11 +125,10 @@ def test_history_rewrite_falls_back_to_rebuild(make_vault: Callable[..., Vault])
     assert "new--added-note--2026-11-05" not in ids(vault.root)
 
 
-@pytest.mark.parametrize("damage", ["garbage", "empty", "foreign", "old-schema", "truncated"])
-def test_broken_index_is_rebuilt(make_vault: Callable[..., Vault], damage: str) -> None:
-    vault = make_vault(three_notes())
-    path = index_path(vault.root)
-    open_index(vault.root)[0].close()
+DAMAGES = ["garbage", "empty", "foreign", "old-schema", "truncated"]
+
+
+def damage_index(path: Path, damage: str) -> None:
     if damage == "garbage":
         for suffix in ("-wal", "-shm"):
             Path(f"{path}{suffix}").unlink(missing_ok=True)
@@ -155,10 +156,81 @@ def test_broken_index_is_rebuilt(make_vault: Callable[..., Vault], damage: str) 
         conn.close()
         data = path.read_bytes()
         path.write_bytes(data[: len(data) // 3])
+
+
+@pytest.mark.parametrize("damage", DAMAGES)
+def test_broken_index_is_rebuilt(make_vault: Callable[..., Vault], damage: str) -> None:
+    vault = make_vault(three_notes())
+    path = index_path(vault.root)
+    open_index(vault.root)[0].close()
+    damage_index(path, damage)
     conn, state = open_index(vault.root)
     conn.close()
     assert state.action == "rebuilt"
     assert ids(vault.root) == set(three_notes())
+
+
+def _recalled(root: Path, query: str) -> list[str]:
+    result = recall(root, RecallRequest(query=query))
+    assert result.engine == "fts5", result.notices
+    return [hit.id for hit in result.hits]
+
+
+@pytest.mark.parametrize("damage", DAMAGES)
+def test_kept_connection_survives_a_damaged_index(
+    make_vault: Callable[..., Vault], damage: str
+) -> None:
+    vault = make_vault(three_notes())
+    assert _recalled(vault.root, "lock timeout") == ["postgres--lock-timeout--2026-10-01"]
+    damage_index(index_path(vault.root), damage)
+    assert _recalled(vault.root, "lock timeout") == ["postgres--lock-timeout--2026-10-01"]
+    assert _recalled(vault.root, "cookie") == ["web--cookie-flags--2026-09-01"]
+    forget_kept_index()
+    assert ids(vault.root) == set(three_notes())
+
+
+def test_kept_connection_is_reused_and_follows_the_vault(
+    make_vault: Callable[..., Vault],
+) -> None:
+    vault = make_vault(three_notes())
+    first, _ = open_index_kept(vault.root)
+    again, state = open_index_kept(vault.root)
+    assert again is first and state.action == "fresh"
+
+    vault.write("new--retry-budget--2026-11-05", note_text("Retry budget for webhooks"))
+    vault.commit("add a note")
+    assert _recalled(vault.root, "retry budget") == ["new--retry-budget--2026-11-05"]
+
+    for suffix in ("", "-wal", "-shm"):  # the folder is deleted and the index built anew
+        Path(f"{index_path(vault.root)}{suffix}").unlink(missing_ok=True)
+    open_index(vault.root)[0].close()
+    replaced, state = open_index_kept(vault.root)
+    assert replaced is not first
+    assert state.notes == 4
+
+    other = make_vault(three_notes())
+    elsewhere, _ = open_index_kept(other.root)
+    assert elsewhere is not replaced
+    with pytest.raises(sqlite3.ProgrammingError):  # closed: one kept connection per thread
+        replaced.execute("SELECT 1")
+    forget_kept_index()
+
+
+def test_each_thread_keeps_its_own_connection(make_vault: Callable[..., Vault]) -> None:
+    vault = make_vault(three_notes())
+    answers: list[list[str]] = []
+
+    def ask() -> None:
+        for _ in range(3):
+            answers.append(_recalled(vault.root, "session cookie"))
+        forget_kept_index()
+
+    threads = [threading.Thread(target=ask) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert answers == [["web--cookie-flags--2026-09-01"]] * 12
 
 
 def _build_in_process(root: str, queue: multiprocessing.Queue[str]) -> None:
@@ -264,3 +336,35 @@ def test_unwritable_index_location_is_reported(make_vault: Callable[..., Vault])
     (vault.root / ".lore").write_text("a file where the index folder should be")
     with pytest.raises(IndexUnavailable):
         open_index(vault.root)
+
+
+def test_kept_connection_over_a_file_overwritten_in_place_is_reopened(
+    make_vault: Callable[..., Vault],
+) -> None:
+    notes = {
+        f"bulk--note-{i}--2026-01-01": note_text(
+            f"Bulk note {i} about topic{i}", body=f"Word{i}.\n"
+        )
+        for i in range(400)
+    }
+    vault = make_vault(notes)
+    open_index(vault.root)[0].close()  # built by another connection: the kept one reads little
+    assert _recalled(vault.root, "topic1") == ["bulk--note-1--2026-01-01"]
+    damage_index(index_path(vault.root), "garbage")  # same file, new bytes: SQLite can't tell
+    assert _recalled(vault.root, "topic399") == ["bulk--note-399--2026-01-01"]
+    forget_kept_index()
+
+
+def test_search_that_fails_inside_the_index_falls_back_to_a_scan(
+    make_vault: Callable[..., Vault],
+) -> None:
+    vault = make_vault(three_notes())
+    open_index(vault.root)[0].close()
+    conn = sqlite3.connect(index_path(vault.root))
+    conn.execute("DELETE FROM notes_fts_data WHERE id > 1")  # schema and meta stay sound
+    conn.commit()
+    conn.close()
+    result = recall(vault.root, RecallRequest(query="lock timeout"))
+    assert result.engine == "scan"
+    assert [hit.id for hit in result.hits] == ["postgres--lock-timeout--2026-10-01"]
+    assert "scanned the files instead" in result.notices[0]

@@ -155,6 +155,60 @@ def open_index(
         ) from None
 
 
+_KEPT: dict[int, tuple[str, sqlite3.Connection, tuple[int, int]]] = {}
+MAX_KEPT = 8  # threads whose connection is kept; past that the oldest is let go
+
+
+def open_index_kept(root: Path) -> tuple[sqlite3.Connection, IndexState]:
+    """`open_index` for a process that recalls again and again, like the MCP server.
+
+    The connection stays open for the calling thread's next call, which reuses it (and
+    the pages SQLite has cached) while it is the same index file and that index is
+    still fresh; otherwise it is closed and `open_index` runs as usual. The caller must
+    not close it. A connection belongs to the thread that opened it, so each thread
+    keeps its own.
+    """
+    from _thread import get_ident  # `threading` would cost a millisecond at start-up
+
+    thread = get_ident()
+    kept = _KEPT.pop(thread, None)
+    if kept is not None:
+        kept_root, conn, file_id = kept
+        try:
+            if (
+                kept_root == str(root)
+                and _file_id(index_path(root)) == file_id
+                and _is_fresh(conn, root, today_iso())
+            ):
+                _KEPT[thread] = kept
+                return conn, _state(conn, "fresh", 0, 0.0)
+        except (OSError, sqlite3.Error):
+            pass
+        conn.close()
+    conn, state = open_index(root)
+    try:
+        _KEPT[thread] = (str(root), conn, _file_id(index_path(root)))
+    except OSError:
+        return conn, state  # not kept: the next call opens it again
+    while len(_KEPT) > MAX_KEPT:  # another thread's, opened longest ago; closed when collected
+        del _KEPT[next(iter(_KEPT))]
+    return conn, state
+
+
+def forget_kept_index() -> None:
+    """Close the calling thread's kept connection, so the next call opens the index afresh."""
+    from _thread import get_ident
+
+    kept = _KEPT.pop(get_ident(), None)
+    if kept is not None:
+        kept[1].close()
+
+
+def _file_id(path: Path) -> tuple[int, int]:
+    stat = path.stat()
+    return stat.st_dev, stat.st_ino
+
+
 def _ensure_gitignored(root: Path) -> None:
     """The index folder gets its own .gitignore, so it is never committed by accident."""
     ignore = root / INDEX_DIR / ".gitignore"

@@ -5,11 +5,16 @@ weights (title and tags above body) and returns the top `CANDIDATES`; Python app
 gentle boosts, hides inactive notes (a superseded match brings in the note that
 replaced it), and cuts to the limit. Snippets and the per-term explanation are
 computed only for the notes returned.
+
+Computing BM25 for every matching row is most of the cost, so the first stage skips
+rows that match only the query's common phrases whenever a bound proves none of them
+could reach the results (`_Ranker.rank`); the answer is the same as without it.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from collections.abc import Sized
 from datetime import date
@@ -29,6 +34,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 CANDIDATES = 200
+COMMON_SHARE = 0.05  # a phrase in more notes than this share is scored only when it must be
+BM25_K1 = 1.2  # FTS5's bm25() constant (fts5_aux.c); bounds what one phrase can add
 CHUNK = 16  # candidates whose boosts are computed at a time (see the early stop in `rank`)
 
 
@@ -259,20 +266,53 @@ class _Ranker(Record):
             today=self.today,
         )
 
-    def candidates(self, match: str) -> dict[int, float]:
-        """The top candidates by BM25 (with column weights) and their scores."""
-        if self.where:
-            sql = (
-                f"SELECT notes_fts.rowid, -{self.bm25_sql} AS s FROM notes_fts JOIN notes n "
-                f"ON n.rowid = notes_fts.rowid WHERE notes_fts MATCH ?{self.where} "
-                f"ORDER BY s DESC LIMIT {CANDIDATES}"
+    def candidates(self, match: str, essential: str | None = None) -> dict[int, float]:
+        """The top candidates by BM25 (with column weights) and their scores.
+
+        With `essential`, only rows that match it are scored (see `rank`); the score is
+        still that of the whole query, so it equals what the plain query gives the row.
+        """
+        essential_sql = ""
+        params: list[Any] = [match]
+        if essential is not None:
+            # `+rowid` keeps SQLite from looking rows up one by one through the IN list.
+            essential_sql = (
+                " AND +notes_fts.rowid IN (SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?)"
             )
-        else:
-            sql = (
-                f"SELECT rowid, -{self.bm25_sql} AS s FROM notes_fts WHERE notes_fts MATCH ? "
-                f"ORDER BY s DESC LIMIT {CANDIDATES}"
-            )
-        return dict(self.conn.execute(sql, (match, *self.params)).fetchall())
+            params.append(essential)
+        join = " JOIN notes n ON n.rowid = notes_fts.rowid" if self.where else ""
+        sql = (
+            f"SELECT notes_fts.rowid, -{self.bm25_sql} AS s FROM notes_fts{join} "
+            f"WHERE notes_fts MATCH ?{essential_sql}{self.where} "
+            f"ORDER BY s DESC LIMIT {CANDIDATES}"
+        )
+        return dict(self.conn.execute(sql, (*params, *self.params)).fetchall())
+
+    def common_terms(self, plan: QueryPlan) -> list[tuple[str, float]]:
+        """The query's common phrases with the most each can add to a note's BM25, least first.
+
+        FTS5's BM25 adds, for each phrase, idf * f * (k1 + 1) / (f + k1 * (...)), which is
+        below idf * (k1 + 1) whatever the frequencies and weights. A phrase counts as
+        common when more than `COMMON_SHARE` of the notes contain it; the rarest phrase
+        of the query never does.
+        """
+        if len(plan.terms) < 2:
+            return []
+        # max(rowid) is at least the number of rows, so the idf below is never too low.
+        rows = self.conn.execute("SELECT max(rowid) FROM notes").fetchone()[0] or 0
+        counted = []
+        for term in plan.terms:
+            phrase = term.fts()
+            hits = self.conn.execute(
+                "SELECT count(*) FROM notes_fts WHERE notes_fts MATCH ?", (phrase,)
+            ).fetchone()[0]
+            idf = max(1e-6, math.log((rows - hits + 0.5) / (hits + 0.5)))
+            counted.append((hits, phrase, idf * (BM25_K1 + 1.0) * (1.0 + 1e-9)))
+        counted.sort()
+        return sorted(
+            ((phrase, bound) for hits, phrase, bound in counted[1:] if hits > COMMON_SHARE * rows),
+            key=lambda item: item[1],
+        )
 
     def max_boost(self) -> float:
         """No note's boosts multiply to more than this: it bounds what a candidate can reach."""
@@ -282,10 +322,62 @@ class _Ranker(Record):
         return repo * confidence * max(1.0, float(settings["recency_max_boost"]))
 
     def rank(self, plan: QueryPlan) -> tuple[list[Hit], dict[int, str]]:
-        """The hits in order, and the bodies of those notes (for snippets)."""
-        bm25 = self.candidates(plan.match)
-        order = sorted(bm25, key=lambda rowid: -bm25[rowid])
+        """The hits in order, and the bodies of those notes (for snippets).
+
+        Scoring BM25 is most of a query's cost, and a common word makes a quarter of the
+        notes match. So, first, only notes that match one of the rarer phrases are scored
+        (MaxScore): a note that matches only common phrases scores below the sum of their
+        bounds (`common_terms`) times the highest boost. If the limit-th result beats
+        that, no skipped note could have entered, and the answer is exactly the plain
+        query's; if not, fewer phrases are skipped and the query runs again, at worst in
+        full.
+        """
         ceiling = self.max_boost()
+        limit = self.request.limit
+        skipped = self.common_terms(plan)
+        while True:
+            essential = None
+            if skipped:
+                skip = {phrase for phrase, _ in skipped}
+                essential = " OR ".join(t.fts() for t in plan.terms if t.fts() not in skip)
+            bm25 = self.candidates(plan.match, essential)
+            scores, boosts, replaced = self.score(bm25, ceiling)
+            if not skipped:
+                break
+            kth = sorted(scores.values(), reverse=True)[limit - 1] if len(scores) >= limit else 0.0
+            if sum(bound for _, bound in skipped) * ceiling < kth:
+                break
+            total, kept = 0.0, []
+            for phrase, bound in skipped:  # least first: skip what still cannot reach kth
+                if (total + bound) * ceiling >= kth:
+                    break
+                total += bound
+                kept.append((phrase, bound))
+            skipped = kept
+
+        top = sorted(scores, key=lambda rowid: (-scores[rowid], rowid))[:limit]
+        rows = self.conn.execute(
+            f"SELECT {_COLUMNS}, n.body FROM notes n WHERE n.rowid IN ({_marks(top)})", top
+        ).fetchall()
+        hits = [_hit(row, bm25[row[0]], boosts[row[0]]) for row in rows]
+        bodies = {row[0]: row[-1] for row in rows}
+        for hit in hits:
+            if hit.rowid in replaced:
+                hit.replaces = self.conn.execute(
+                    "SELECT id FROM notes WHERE rowid = ?", (replaced[hit.rowid][0],)
+                ).fetchone()[0]
+        hits.sort(key=lambda h: (-h.score, h.id))
+        return hits, bodies
+
+    def score(
+        self, bm25: dict[int, float], ceiling: float
+    ) -> tuple[dict[int, float], dict[int, Boosts], dict[int, tuple[int, float]]]:
+        """Boosted scores of the candidates that can reach the limit, with their boosts.
+
+        `bm25` gains the notes that replace superseded matches. The third value maps such
+        a replacement to the superseded note it answers for and that note's BM25.
+        """
+        order = sorted(bm25, key=lambda rowid: -bm25[rowid])
         limit = self.request.limit
         boosts: dict[int, Boosts] = {}
         scores: dict[int, float] = {}
@@ -322,20 +414,7 @@ class _Ranker(Record):
                 else:
                     continue
                 scores[rowid] = bm25[rowid] * boosts[rowid].total
-
-        top = sorted(scores, key=lambda rowid: -scores[rowid])[:limit]
-        rows = self.conn.execute(
-            f"SELECT {_COLUMNS}, n.body FROM notes n WHERE n.rowid IN ({_marks(top)})", top
-        ).fetchall()
-        hits = [_hit(row, bm25[row[0]], boosts[row[0]]) for row in rows]
-        bodies = {row[0]: row[-1] for row in rows}
-        for hit in hits:
-            if hit.rowid in replaced:
-                hit.replaces = self.conn.execute(
-                    "SELECT id FROM notes WHERE rowid = ?", (replaced[hit.rowid][0],)
-                ).fetchone()[0]
-        hits.sort(key=lambda h: (-h.score, h.id))
-        return hits, bodies
+        return scores, boosts, replaced
 
 
 def _marks(items: Sized) -> str:
@@ -428,24 +507,26 @@ def _add_term_scores(
 
 
 def recall(root: Path, request: RecallRequest) -> RecallResult:
-    """Recall from the vault at `root`: the index when it can, a scan of the files if not."""
-    from lore.index.build import IndexUnavailable, open_index
+    """Recall from the vault at `root`: the index when it can, a scan of the files if not.
+
+    The index connection is kept for this thread's next recall (`open_index_kept`
+    checks it is still the same, sound and fresh index before reusing it).
+    """
+    from lore.index.build import IndexUnavailable, forget_kept_index, open_index_kept
 
     try:
-        conn, state = open_index(root)
+        conn, state = open_index_kept(root)
+        result = recall_in_index(conn, request)
     except (IndexUnavailable, sqlite3.Error) as exc:
+        forget_kept_index()
         from lore.recall.scan import recall_by_scan
 
         result = recall_by_scan(root, request)
         result.notices.append(f"The index could not be used ({exc}); scanned the files instead.")
         return result
-    try:
-        result = recall_in_index(conn, request)
-        if state.skipped:
-            result.notices.append(
-                f"{state.skipped} note(s) could not be read and are not searched; "
-                "`lore index` lists them."
-            )
-        return result
-    finally:
-        conn.close()
+    if state.skipped:
+        result.notices.append(
+            f"{state.skipped} note(s) could not be read and are not searched; "
+            "`lore index` lists them."
+        )
+    return result

@@ -1,0 +1,161 @@
+"""Skipping common phrases in recall's first stage never changes the answer.
+
+`_Ranker.rank` first scores only the notes that match a rarer phrase of the query and
+checks a bound on what the skipped notes could have scored (see its docstring). These
+tests ask the same questions with the skipping switched off (`COMMON_SHARE` above 1,
+so no phrase counts as common) and require the same notes with the same scores, on a
+vault whose word frequencies follow Zipf's law (a few words in most notes) and on the
+judged eval vault; they also check that the shortcut and its fallbacks really ran.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from lore.index.build import open_index
+from lore.recall import engine
+from lore.recall.engine import RecallRequest, recall_in_index
+from tests.support import Vault, note_text
+
+REPOS = ("payments-api", "web-app", "ledger")
+EVAL = Path(__file__).resolve().parent.parent / "eval" / "run_eval.py"
+
+
+def _vocabulary(rng: random.Random, size: int) -> list[str]:
+    syllables = ["ka", "lo", "ren", "dex", "mi", "zen", "tor", "ba", "vis", "pro", "ql", "fy"]
+    words: set[str] = set()
+    while len(words) < size:
+        words.add("".join(rng.choice(syllables) for _ in range(rng.randint(2, 4))))
+    return sorted(words)
+
+
+def _zipf_notes(count: int, seed: int = 5) -> dict[str, str]:
+    """Notes whose words follow Zipf's law; every tenth note supersedes an earlier one."""
+    rng = random.Random(seed)
+    words = _vocabulary(rng, 400)
+    weights = [1.0 / (rank + 1) for rank in range(len(words))]
+    notes: dict[str, str] = {}
+    ids: list[str] = []
+    for number in range(count):
+        title_words = rng.choices(words, weights, k=rng.randint(3, 6))
+        body_words = rng.choices(words, weights, k=rng.randint(20, 90))
+        note_id = (
+            f"synth--{'-'.join(title_words[:2])}-{number}--2026-0{1 + number % 9}-1{number % 10}"
+        )
+        extra: dict[str, str] = {}
+        if number % 3:
+            extra["repo"] = REPOS[number % len(REPOS)]
+        if number % 10 == 9 and ids:
+            extra["supersedes"] = f"[{rng.choice(ids)}]"
+        notes[note_id] = note_text(
+            " ".join(title_words).capitalize(),
+            confidence=("high", "medium", "low")[number % 3],
+            date=f"2026-0{1 + number % 9}-1{number % 10}",
+            body="## What\n" + " ".join(body_words) + ".\n",
+            **extra,
+        )
+        ids.append(note_id)
+    return notes
+
+
+def _queries(count: int, seed: int = 9) -> list[str]:
+    rng = random.Random(seed)
+    words = _vocabulary(random.Random(5), 400)
+    common, rare = words[:12], words[12:]
+    asked = []
+    for _ in range(count):
+        picked = rng.sample(rare, rng.randint(1, 3)) + rng.sample(common, rng.randint(1, 3))
+        rng.shuffle(picked)
+        asked.append("how do we " + " ".join(picked))
+    return asked
+
+
+class PassCounter:
+    """Counts first-stage queries: with skipped phrases, and in full."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.runs: list[list[bool]] = []
+        original = engine._Ranker.candidates
+
+        def counted(ranker: engine._Ranker, match: str, essential: str | None = None) -> object:
+            self.runs[-1].append(essential is not None)
+            return original(ranker, match, essential)
+
+        monkeypatch.setattr(engine._Ranker, "candidates", counted)
+
+    def start(self) -> None:
+        self.runs.append([])
+
+
+def _answer(conn: object, request: RecallRequest) -> list[tuple[str, float]]:
+    result = recall_in_index(conn, request)  # type: ignore[arg-type]
+    return [(hit.id, hit.score) for hit in result.hits]
+
+
+def _requests(queries: list[str], repos: tuple[str | None, ...]) -> Iterator[RecallRequest]:
+    for number, query in enumerate(queries):
+        yield RecallRequest(
+            query=query, repo=repos[number % len(repos)], limit=(10, 3, 1)[number % 3]
+        )
+        yield RecallRequest(query=query, limit=5, include_inactive=True)
+        yield RecallRequest(query=query, limit=10, types=("convention",))
+
+
+def _compare(
+    root: Path, requests: list[RecallRequest], monkeypatch: pytest.MonkeyPatch
+) -> PassCounter:
+    conn, _ = open_index(root)
+    counter = PassCounter(monkeypatch)
+    try:
+        for request in requests:
+            counter.start()
+            pruned = _answer(conn, request)
+            with monkeypatch.context() as patch:
+                patch.setattr(engine, "COMMON_SHARE", 2.0)
+                plain = _answer(conn, request)
+            assert pruned == plain, request
+            assert counter.runs[-1][-1] is False, "the comparison must run the plain query"
+    finally:
+        conn.close()
+    return counter
+
+
+def test_skipping_common_phrases_keeps_the_answer_on_a_zipf_vault(
+    make_vault: Callable[..., Vault], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = make_vault(_zipf_notes(600), repos=REPOS)
+    requests = list(_requests(_queries(60), (None, *REPOS)))
+    counter = _compare(vault.root, requests, monkeypatch)
+
+    pruned_runs = [runs[:-1] for runs in counter.runs]  # the last run is the plain one
+    assert sum(1 for runs in pruned_runs if runs == [True]) >= len(requests) // 2
+    assert any(runs[:2] == [True, True] for runs in pruned_runs), "no narrower second pass ran"
+    assert any(runs[-1:] == [False] and len(runs) > 1 for runs in pruned_runs), (
+        "no pass fell back to the full query"
+    )
+
+
+@pytest.fixture(scope="module")
+def eval_vault(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str, object]]]:
+    spec = importlib.util.spec_from_file_location("run_eval_for_pruning", EVAL)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["run_eval_for_pruning"] = module
+    spec.loader.exec_module(module)
+    return module.make_vault(tmp_path_factory.mktemp("eval")), module.load_queries()
+
+
+def test_skipping_common_phrases_keeps_the_answer_on_the_eval_vault(
+    eval_vault: tuple[Path, list[dict[str, object]]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, judged = eval_vault
+    queries = [str(item["query"]) for item in judged]
+    requests = list(_requests(queries, (None, "ledger", "checkout-api", "storefront")))
+    counter = _compare(root, requests, monkeypatch)
+    assert sum(1 for runs in counter.runs if runs[0]) >= len(requests) // 3
