@@ -292,6 +292,10 @@ def test_push_failure_loses_nothing_and_touches_nothing_else(
     assert "confidence: medium" in kept and "src/b2.py" in kept
     name = branch.removeprefix("lore/")
     assert f"lore drift --resume {name}" in err
+    assert main(["proposals", "--vault", str(checkout), "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["vaults"][0]["proposals"]
+    assert [row["state"] for row in rows] == ["unfinished"]
+    assert f"`lore drift --resume {name}`" in rows[0]["next"]
     # once the remote accepts the branch, --resume finishes it: pushed, PR opened
     hook.unlink()
     assert main(["drift", "--vault", str(checkout), "--resume", name]) == 0

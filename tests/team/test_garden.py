@@ -159,7 +159,7 @@ def test_no_second_pull_request_while_one_is_open(
 
 
 def test_a_failed_push_loses_nothing_and_resumes(
-    messy: Path, remote: Remote, fake_gh: FakeGh
+    messy: Path, remote: Remote, fake_gh: FakeGh, capsys: pytest.CaptureFixture[str]
 ) -> None:
     hook = remote.bare / "hooks" / "pre-receive"
     hook.parent.mkdir(exist_ok=True)
@@ -175,6 +175,11 @@ def test_a_failed_push_loses_nothing_and_resumes(
     committed = git(messy, "diff", "--name-status", "main", BRANCH).splitlines()
     assert len(committed) == 5  # 3 archived (renames), the link fix and the taxonomy
     assert not fake_gh.calls_to("pr", "create")
+    capsys.readouterr()
+    assert main(["proposals", "--vault", str(messy), "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["vaults"][0]["proposals"]
+    assert [(row["id"], row["state"]) for row in rows] == [("garden-2026-11-02", "unfinished")]
+    assert "`lore garden --resume garden-2026-11-02`" in rows[0]["next"]
 
     hook.unlink()
     outcome = resume_change(messy, "garden-2026-11-02")

@@ -3,7 +3,8 @@
 Three sources, merged by branch: the pull requests on GitHub whose branch starts with
 `lore/` (through `gh`, with their checks), the `lore/` branches pushed to a remote
 that is not GitHub and not merged yet, and the local `lore/` branches that stopped
-before their pull request was opened — those need `lore remember --resume`.
+before their pull request was opened — those need `lore remember --resume` (or
+`lore drift --resume`, `lore garden --resume` for the changes those commands propose).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from lore.errors import GhError
-from lore.team.proposals import BRANCH_PREFIX, REMOTE, base_of
+from lore.team.proposals import BRANCH_PREFIX, REMOTE, base_of, resume_command
 from lore.vault import gh, git
 from lore.vault.remote import github_repo
 from lore.vault.worktree import has_changes, worktrees
@@ -144,7 +145,7 @@ def list_proposals(root: Path) -> ProposalList:
                 branch=branch,
                 state="unfinished",
                 curator="local",
-                next_step=f"{step}; finish with `lore remember --resume {note_id}`"
+                next_step=f"{step}; finish with `{resume_command(root, note_id)}`"
                 if url is not None
                 else step,
             )

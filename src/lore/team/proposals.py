@@ -196,6 +196,12 @@ def _read_meta(root: Path, note_id: str) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def resume_command(root: Path, name: str) -> str:
+    """What finishes the unfinished proposal on `lore/<name>`: its own command, as recorded."""
+    recorded = _read_meta(root, name).get("resume")
+    return str(recorded) if recorded else f"lore remember --resume {name}"
+
+
 # ---- the steps ----
 
 
