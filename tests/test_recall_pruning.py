@@ -77,14 +77,14 @@ def _queries(count: int, seed: int = 9) -> list[str]:
 
 
 class PassCounter:
-    """Counts first-stage queries: with skipped phrases, and in full."""
+    """Records each first-stage query: which rows it scored (None: every matching row)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.runs: list[list[bool]] = []
+        self.runs: list[list[str | None]] = []
         original = engine._Ranker.candidates
 
         def counted(ranker: engine._Ranker, match: str, essential: str | None = None) -> object:
-            self.runs[-1].append(essential is not None)
+            self.runs[-1].append(essential)
             return original(ranker, match, essential)
 
         monkeypatch.setattr(engine._Ranker, "candidates", counted)
@@ -120,7 +120,7 @@ def _compare(
                 patch.setattr(engine, "COMMON_SHARE", 2.0)
                 plain = _answer(conn, request)
             assert pruned == plain, request
-            assert counter.runs[-1][-1] is False, "the comparison must run the plain query"
+            assert counter.runs[-1][-1] is None, "the comparison must run the plain query"
     finally:
         conn.close()
     return counter
@@ -134,10 +134,12 @@ def test_skipping_common_phrases_keeps_the_answer_on_a_zipf_vault(
     counter = _compare(vault.root, requests, monkeypatch)
 
     pruned_runs = [runs[:-1] for runs in counter.runs]  # the last run is the plain one
-    assert sum(1 for runs in pruned_runs if runs == [True]) >= len(requests) // 2
-    assert any(runs[:2] == [True, True] for runs in pruned_runs), "no narrower second pass ran"
-    assert any(runs[-1:] == [False] and len(runs) > 1 for runs in pruned_runs), (
-        "no pass fell back to the full query"
+    single = [runs for runs in pruned_runs if len(runs) == 1 and runs[0] is not None]
+    assert len(single) >= len(requests) // 2, "the bound rarely held after one pass"
+    more = [runs for runs in pruned_runs if len(runs) > 1]
+    assert more, "no second pass ran"
+    assert all(" NOT (" in str(run) for runs in more for run in runs[1:]), (
+        "a later pass must score only the notes the earlier ones did not"
     )
 
 
@@ -158,4 +160,4 @@ def test_skipping_common_phrases_keeps_the_answer_on_the_eval_vault(
     queries = [str(item["query"]) for item in judged]
     requests = list(_requests(queries, (None, "ledger", "checkout-api", "storefront")))
     counter = _compare(root, requests, monkeypatch)
-    assert sum(1 for runs in counter.runs if runs[0]) >= len(requests) // 3
+    assert sum(1 for runs in counter.runs if runs[0] is not None) >= len(requests) // 3

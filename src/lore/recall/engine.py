@@ -329,31 +329,36 @@ class _Ranker(Record):
         (MaxScore): a note that matches only common phrases scores below the sum of their
         bounds (`common_terms`) times the highest boost. If the limit-th result beats
         that, no skipped note could have entered, and the answer is exactly the plain
-        query's; if not, fewer phrases are skipped and the query runs again, at worst in
-        full.
+        query's. If not, the phrases that could still matter are added and only the
+        notes they bring (matching none of the phrases already scored) are scored next;
+        at worst every matching note is scored once, as the plain query does.
         """
         ceiling = self.max_boost()
         limit = self.request.limit
         skipped = self.common_terms(plan)
+        skip = {phrase for phrase, _ in skipped}
+        scored_phrases = [t.fts() for t in plan.terms if t.fts() not in skip]
+        found = self.candidates(plan.match, " OR ".join(scored_phrases) if skipped else None)
         while True:
-            essential = None
-            if skipped:
-                skip = {phrase for phrase, _ in skipped}
-                essential = " OR ".join(t.fts() for t in plan.terms if t.fts() not in skip)
-            bm25 = self.candidates(plan.match, essential)
+            bm25 = dict(found)  # `score` adds the notes that replace superseded matches
             scores, boosts, replaced = self.score(bm25, ceiling)
             if not skipped:
                 break
             kth = sorted(scores.values(), reverse=True)[limit - 1] if len(scores) >= limit else 0.0
             if sum(bound for _, bound in skipped) * ceiling < kth:
                 break
-            total, kept = 0.0, []
+            total, still_skipped = 0.0, []
             for phrase, bound in skipped:  # least first: skip what still cannot reach kth
                 if (total + bound) * ceiling >= kth:
                     break
                 total += bound
-                kept.append((phrase, bound))
-            skipped = kept
+                still_skipped.append((phrase, bound))
+            kept = {phrase for phrase, _ in still_skipped}
+            added = [phrase for phrase, _ in skipped if phrase not in kept]
+            new_rows = f"({' OR '.join(added)}) NOT ({' OR '.join(scored_phrases)})"
+            found.update(self.candidates(plan.match, new_rows))
+            scored_phrases += added
+            skipped = still_skipped
 
         top = sorted(scores, key=lambda rowid: (-scores[rowid], rowid))[:limit]
         rows = self.conn.execute(
