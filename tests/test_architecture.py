@@ -103,3 +103,8 @@ def test_recall_path_imports_no_heavy_modules(make_vault: Callable[..., Vault]) 
     assert json.loads(result.stdout)["results"]
     heavy = {m for m in loaded if m.split(".")[0] in {"yaml", "git", "rich", "tomllib", "tomli"}}
     assert heavy == set()
+    # Each of these costs milliseconds at start-up that a plain recall does not need:
+    # argparse (with gettext and locale) is left for calls `recall_args` does not read,
+    # shutil came with argparse's default help formatter.
+    costly = {"argparse", "gettext", "shutil", "subprocess", "typing", "dataclasses"}
+    assert loaded & costly == set()

@@ -26,7 +26,6 @@ def register(sub: Any, name: str, help_text: str) -> None:
         description="Clone an existing vault (OWNER/REPO, a git URL or a local path), "
         "register it in your config and build its index.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("source", metavar="OWNER/REPO|URL|PATH", help="the vault to connect")
     parser.add_argument("--name", help="its name in your config (default: the repository's)")

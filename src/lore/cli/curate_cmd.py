@@ -37,7 +37,6 @@ def register(subparsers: Any, name: str, help_text: str) -> None:
         name,
         help=help_text,
         description=DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_vault_option(parser)
     parser.add_argument("paths", nargs="*", metavar="PATH", help="note files or folders to check")

@@ -40,7 +40,6 @@ def register(sub: Any, name: str, help_text: str) -> None:
         description="Create a demo vault (64 notes from a fictional company, Acme, as a real git "
         "repository) and run a few recalls that show ranking, aliases, supersession and the "
         "repository boost, with --explain.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "path",

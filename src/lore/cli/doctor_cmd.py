@@ -23,7 +23,6 @@ def register(sub: Any, name: str, help_text: str) -> None:
         description="Print every path lore resolves, the versions of git, gh and SQLite, "
         "whether gh is signed in, the state of each vault, and what to fix.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "--offline", action="store_true", help="skip the one network check (gh's sign-in)"

@@ -34,7 +34,6 @@ def register(sub: Any, name: str, help_text: str) -> None:
         "modified, renamed or deleted after the note's date, and optionally propose "
         "marking them for review.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "--code-repo",

@@ -32,7 +32,6 @@ def register(sub: Any, name: str, help_text: str) -> None:
         description="Audit the whole vault for expired, superseded and stale notes, broken "
         "links and unused taxonomy entries; propose the cleanup as one pull request.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "--propose", action="store_true", help="commit the cleanup on a branch and open the PR"

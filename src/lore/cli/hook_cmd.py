@@ -36,7 +36,6 @@ def register(sub: Any, name: str, help_text: str) -> None:
         description="Agent hook entry point: read the agent's payload on stdin and print "
         "the context lore injects. Fails open: exit 0 and no output on any error.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("event", help="session-start or prompt")
     parser.add_argument(

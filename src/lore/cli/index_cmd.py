@@ -18,7 +18,6 @@ def register(sub: Any, name: str, help_text: str) -> None:
         "the commit it reflects, notes that could not be read, and local edits that are "
         "not served because they are not committed. The index lives in <vault>/.lore/ "
         "and can be deleted at any time.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--rebuild", action="store_true", help="rebuild the index from scratch")
     parser.add_argument(

@@ -27,7 +27,6 @@ def register(sub: Any, name: str, help_text: str) -> None:
         description="Create a new vault from lore's template as a git repository, and "
         "optionally publish it on GitHub.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "path",

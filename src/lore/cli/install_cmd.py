@@ -64,7 +64,6 @@ def register(sub: Any, name: str, help_text: str) -> None:
             "repository. Idempotent; other tools' entries are never touched."
         ),
         epilog=UNINSTALL_EPILOG if uninstalling else INSTALL_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "agent",

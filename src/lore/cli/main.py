@@ -7,7 +7,6 @@ only when their command runs, so `lore recall` pays for nothing else.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import os
 import sys
@@ -15,6 +14,10 @@ from collections.abc import Sequence
 
 from lore import __version__
 from lore.errors import ExitCode, LoreError
+
+TYPE_CHECKING = False  # typing costs 3 ms at start-up; mypy reads the block
+if TYPE_CHECKING:
+    import argparse
 
 # command name -> (module, one-line help). Order is the order of `lore --help`.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -51,16 +54,14 @@ Exit codes: 0 ok, 1 problems found, 2 bad usage or input, 3 internal error, 130 
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="lore",
-        description=DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    """The whole parser, or (`only`) the top level with that one command, which is cheaper."""
+    from lore.cli.parsing import Parser
+
+    parser = Parser(prog="lore", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"lore {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")  # sub-parsers are `Parser`s
     for name, (module_name, help_text) in COMMANDS.items():
         if only is not None and name != only:
-            sub.add_parser(name, help=help_text, add_help=False)
             continue
         module = importlib.import_module(module_name)
         module.register(sub, name, help_text)
@@ -89,13 +90,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     command = _pick_command(args_list)
     try:
-        parser = build_parser(only=command)
-        args = parser.parse_args(args_list)
-        handler = getattr(args, "handler", None)
-        if handler is None:
-            parser.print_help()
-            return ExitCode.OK if not args_list else ExitCode.BAD_INPUT
-        return int(handler(args))
+        args = _fast_args(command, args_list)
+        if args is None:
+            parser = build_parser(only=command)
+            args = parser.parse_args(args_list)
+            if getattr(args, "handler", None) is None:
+                parser.print_help()
+                return ExitCode.OK if not args_list else ExitCode.BAD_INPUT
+        return int(args.handler(args))
     except LoreError as exc:
         _print_error(str(exc))
         return int(exc.exit_code)
@@ -114,6 +116,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         _print_error(report_crash(exc))
         return ExitCode.INTERNAL
+
+
+def _fast_args(command: str | None, argv: list[str]) -> argparse.Namespace | None:
+    """`lore recall`'s arguments without argparse when they are plain (see `recall_args`)."""
+    if command != "recall" or not argv or argv[0] != "recall":
+        return None
+    from lore.cli import recall_cmd
+    from lore.cli.recall_args import parse_plain
+
+    return parse_plain(argv[1:], handler=recall_cmd.run)
 
 
 def _print_error(message: str) -> None:

@@ -30,7 +30,6 @@ def register(sub: Any, name: str, help_text: str) -> None:
         help=help_text,
         description="Run lore's MCP server over stdio, on the official MCP Python SDK.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_vault_option(parser)
     parser.set_defaults(handler=run)

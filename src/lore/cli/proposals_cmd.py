@@ -23,7 +23,6 @@ def register(sub: Any, name: str, help_text: str) -> None:
         help=help_text,
         description="List the open proposals (lore/ pull requests) of each vault.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("names", nargs="*", metavar="NAME", help="registered vaults to list")
     parser.add_argument("--json", action="store_true", help="print the list as JSON")

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 from lore.errors import UsageError
 
 TYPE_CHECKING = False  # typing costs 3 ms at start-up; mypy reads the block
 if TYPE_CHECKING:
+    import argparse
     from typing import Any
 
 EPILOG = """\
@@ -35,7 +35,6 @@ def register(sub: Any, name: str, help_text: str) -> None:
         help=help_text,
         description="Find the notes that answer a question, ranked.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("query", nargs="+", help="what to look for, in plain words")
     parser.add_argument(

@@ -62,7 +62,6 @@ def register(sub: Any, name: str, help_text: str) -> None:
         description="Draft a note, check it with the curator's rules and the secret scan, "
         "and propose it to the team's vault as a pull request.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     note = parser.add_argument_group("the note (flags)")
     note.add_argument("--title", help="one line that states the fact itself")

@@ -33,7 +33,6 @@ def register(sub: Any, name: str, help_text: str) -> None:
         "be merged, what an agent will see, the curator's findings and the most similar "
         "active notes.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("target", nargs="?", metavar="PR", help="a pull request number or a branch")
     action = parser.add_mutually_exclusive_group()

@@ -17,7 +17,6 @@ def register(sub: Any, name: str, help_text: str) -> None:
         description="Print one note by id, as committed in the vault (the file without "
         "unreviewed local edits). Text a terminal could misread is removed.",
         epilog="example:\n  lore show postgres--pgbouncer-transaction-pooling--2025-03-11",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("id", help="the note id: its file name without .md")
     parser.add_argument("--json", action="store_true", help="print the note as JSON")

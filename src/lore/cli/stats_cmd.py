@@ -28,7 +28,6 @@ def register(sub: Any, name: str, help_text: str) -> None:
         description="Show the vault in numbers: notes by type, repo, author and confidence, "
         "notes per week, and expired, superseded and expiring notes.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "--weeks", type=int, default=12, metavar="N", help="weeks of growth to show (default 12)"

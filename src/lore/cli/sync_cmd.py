@@ -28,7 +28,6 @@ def register(sub: Any, name: str, help_text: str) -> None:
         description="Fetch each vault from its remote, fast-forward its checkout, and bring "
         "its index up to date.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("names", nargs="*", metavar="NAME", help="registered vaults to sync")
     parser.add_argument(

@@ -24,7 +24,6 @@ def register(sub: Any, name: str, help_text: str) -> None:
         help=help_text,
         description="List the vaults registered in your config, with their state.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     action = parser.add_mutually_exclusive_group()
     action.add_argument(
