@@ -53,6 +53,9 @@ def _zipf_notes(count: int, seed: int = 5) -> dict[str, str]:
             extra["repo"] = REPOS[number % len(REPOS)]
         if number % 10 == 9 and ids:
             extra["supersedes"] = f"[{rng.choice(ids)}]"
+        if number % 4 == 0:  # paths make column-filtered phrases in the query
+            folder, name = rng.choices(words, weights, k=2)
+            extra["files_touched"] = f"[src/{folder}/{name}.py]"
         notes[note_id] = note_text(
             " ".join(title_words).capitalize(),
             confidence=("high", "medium", "low")[number % 3],
@@ -69,8 +72,10 @@ def _queries(count: int, seed: int = 9) -> list[str]:
     words = _vocabulary(random.Random(5), 400)
     common, rare = words[:12], words[12:]
     asked = []
-    for _ in range(count):
+    for number in range(count):
         picked = rng.sample(rare, rng.randint(1, 3)) + rng.sample(common, rng.randint(1, 3))
+        if number % 5 == 0:
+            picked.append(f"src/{rng.choice(common)}/{rng.choice(rare)}.py")
         rng.shuffle(picked)
         asked.append("how do we " + " ".join(picked))
     return asked
