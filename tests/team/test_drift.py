@@ -137,6 +137,35 @@ def test_modified_renamed_and_deleted_are_reported(
     ]
 
 
+def test_folder_entries_drift_when_anything_under_them_changes(
+    remote: Remote, clone_of: Callable[..., Path], code_repo: dict[str, str | Path]
+) -> None:
+    root = Path(code_repo["root"])
+    (root / "legacy").mkdir()
+    (root / "legacy/old.py").write_text("# old\n", encoding="utf-8")
+    git(root, "add", "-A")
+    commit_at(root, "2026-10-24", "Add legacy/")
+    git(root, "rm", "-q", "-r", "legacy")
+    gone = commit_at(root, "2026-10-25", "Remove legacy/")
+    layout = "payments-api--source-layout--2026-10-10"
+    legacy = "payments-api--legacy-folder--2026-10-10"
+    quiet = "payments-api--docs-layout--2026-10-10"
+    remote.commit_note(layout, _note("The source layout", "payments-api", "[src]"))
+    remote.commit_note(legacy, _note("The legacy folder", "payments-api", "[legacy/]"))
+    remote.commit_note(quiet, _note("The docs layout", "payments-api", "[docs/]"))
+
+    report = find_drift(clone_of(), root)
+    found = {note.id: {f.path: f for f in note.files} for note in report.notes}
+    assert set(found) == {layout, legacy}  # docs/ changed only on the note's own day
+    src = found[layout]["src"]
+    assert src.status == "modified" and src.new_path is None
+    assert [c.sha for c in src.commits] == [
+        code_repo[step] for step in ("modify", "rename", "after_rename", "delete")
+    ]
+    assert found[legacy]["legacy/"].status == "deleted"
+    assert found[legacy]["legacy/"].commits[-1].sha == gone
+
+
 def test_since_looks_only_at_later_commits(
     checkout: Path, code_repo: dict[str, str | Path]
 ) -> None:

@@ -6,8 +6,10 @@ repository and, for every active note of that repository, follows each of its fi
 through the commits made after the note's `date` (the committer's calendar day, so a
 change on the day the note was written counts as known to it). A file ends up
 "modified", "renamed" (to `new_path`; renames are followed, so a later change to the
-new path counts too) or "deleted". `--since REV` looks only at `REV..HEAD`, which is
-what the workflow passes on each push.
+new path counts too) or "deleted". A folder (an entry that ends with `/`, or that is a
+folder in the checkout) drifts when anything under it changes, and is "deleted" once it
+is gone. `--since REV` looks only at `REV..HEAD`, which is what the workflow passes on
+each push.
 
 `propose_drift` marks the drifted notes for review in one pull request, through the
 same proposal path as `lore remember` (`propose_change`). The mark needs no new
@@ -181,6 +183,30 @@ def _follow(path: str, commits: Sequence[git.LoggedCommit]) -> FileDrift | None:
     return FileDrift(path, "modified", None, touched)
 
 
+def _follow_folder(
+    folder: str, commits: Sequence[git.LoggedCommit], code_repo: Path
+) -> FileDrift | None:
+    """What the commits did under a folder: "modified", or "deleted" once it is gone."""
+    prefix = folder.rstrip("/") + "/"
+    touched = [
+        Commit(logged.sha, logged.date, logged.subject)
+        for logged in commits
+        if any(
+            change.path.startswith(prefix) or (change.old_path or "").startswith(prefix)
+            for change in logged.changes
+        )
+    ]
+    if not touched:
+        return None
+    status = "modified" if (code_repo / prefix).is_dir() else "deleted"
+    return FileDrift(folder, status, None, touched)
+
+
+def _is_folder(entry: str, code_repo: Path) -> bool:
+    """A `files_touched` entry that names a folder: it ends with `/`, or is one in the checkout."""
+    return entry.endswith("/") or (code_repo / entry).is_dir()
+
+
 def find_drift(
     vault: Path, code_repo: Path, *, since: str | None = None, repo: str | None = None
 ) -> DriftReport:
@@ -219,7 +245,15 @@ def find_drift(
         )
         for candidate in candidates:
             after = [commit for commit in logged if commit.date[:10] > candidate.date]
-            files = [found for path in candidate.files if (found := _follow(path, after))]
+            files = [
+                found
+                for path in candidate.files
+                if (
+                    found := _follow_folder(path, after, code_repo)
+                    if _is_folder(path, code_repo)
+                    else _follow(path, after)
+                )
+            ]
             if files:
                 notes.append(
                     NoteDrift(
