@@ -181,6 +181,23 @@ def test_markdown_shows_what_an_agent_will_see(curator_vault: Vault) -> None:
     assert "`````markdown" in out  # a fence longer than any backtick run in the note
 
 
+def test_report_writes_the_comment_beside_any_format(curator_vault: Vault, tmp_path: Path) -> None:
+    path = write_note(curator_vault, GOOD_NOTE.name, GOOD_NOTE.read_bytes())
+    report = tmp_path / "out" / "comment.md"
+    code, out, _ = in_process("curate", "--vault", str(curator_vault.root), str(path),
+                              "--format", "json", "--report", str(report))  # fmt: skip
+    assert code == 0
+    assert json.loads(out)["version"] == 1
+    assert "What an agent will see" in report.read_text(encoding="utf-8")
+
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder\n", encoding="utf-8")
+    code, _, err = in_process("curate", "--vault", str(curator_vault.root), str(path),
+                              "--report", str(blocked / "comment.md"))  # fmt: skip
+    assert code == 2
+    assert "Cannot write the report" in err and "Traceback" not in err
+
+
 def test_text_format_names_file_line_and_rule(curator_vault: Vault) -> None:
     path = write_note(curator_vault, "fixture--t--2026-02-01.md", note_text(type="lesson").encode())
     result = run_lore("curate", "--vault", str(curator_vault.root), str(path))

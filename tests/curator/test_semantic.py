@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -189,6 +190,26 @@ def test_findings_become_advisory_warnings(
     assert RELATED in [entry["id"] for entry in manifest]
     assert set(manifest[0]) == {"id", "title", "summary"}
     assert NEW not in [entry["id"] for entry in manifest]
+
+
+def test_one_run_gives_the_annotations_and_the_comment(
+    curator_vault: Vault, provider: Provider, key: str, tmp_path: Path
+) -> None:
+    """The workflow runs `--format github --report FILE`: one model review, both outputs."""
+    configure(curator_vault, provider)
+    propose(curator_vault)
+    provider.reply = GOOD_REPLY
+    report = tmp_path / "lore-report" / "comment.md"
+    cli = run_lore("curate", "--vault", str(curator_vault.root), "--base", "main", "--head",
+                   "proposal", "--format", "github", "--report", str(report),
+                   LORE_TEST_SEMANTIC_KEY=key, LORE_TODAY=TODAY)  # fmt: skip
+    assert cli.returncode == 0, cli.stderr
+    assert len(provider.requests) == 1
+    assert "convention/semantic-overlaps-related-note" in cli.stdout  # an annotation
+    comment = report.read_text(encoding="utf-8")
+    assert "convention/semantic-overlaps-related-note" in comment
+    assert RELATED in comment
+    assert key not in comment
 
 
 def test_the_model_cannot_raise_or_approve(

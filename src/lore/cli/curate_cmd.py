@@ -25,7 +25,9 @@ secrets, hidden or injected instructions, duplicates and contradictions.
 
 Formats: text (for people), json ({"version": 1, "findings": [...]}), github
 (workflow-command annotations, and a job summary in $GITHUB_STEP_SUMMARY), markdown
-(a pull-request comment, with each note as an agent will see it).
+(a pull-request comment, with each note as an agent will see it). --report FILE also
+writes the markdown comment to FILE from the same review, so a workflow runs the
+review (and the optional model review) once for its annotations and its comment.
 
 Exit codes: 0 no errors (warnings allowed), 1 errors found, 2 bad usage."""
 
@@ -54,6 +56,12 @@ def register(subparsers: Any, name: str, help_text: str) -> None:
         choices=("text", "json", "github", "markdown"),
         default="text",
         help="output format (default: text)",
+    )
+    parser.add_argument(
+        "--report",
+        metavar="FILE",
+        type=Path,
+        help="also write the markdown pull-request comment to FILE (whatever --format is)",
     )
     parser.add_argument(
         "--no-semantic",
@@ -94,6 +102,8 @@ def run(args: argparse.Namespace) -> int:
         all_notes=args.all_notes,
         semantic=args.semantic,
     )
+    if args.report is not None:
+        _write_report(args.report, result)
     if args.format == "json":
         from lore.cli.output import print_json
         from lore.curator.formats import to_json
@@ -117,6 +127,20 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print_text(result)
     return result.exit_code
+
+
+def _write_report(path: Path, result: Any) -> None:
+    from lore.config import write_atomic
+    from lore.curator.formats import to_markdown
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, to_markdown(result).encode("utf-8"))
+    except OSError as exc:
+        raise UsageError(
+            f"Cannot write the report to {path}: {exc.strerror or exc}.",
+            fix="Pass --report a file in a folder you can write to.",
+        ) from None
 
 
 def _print_text(result: Any) -> None:
