@@ -56,6 +56,11 @@ elif args[:2] == ["pr", "create"]:
     print("{pr_url}")
 elif args[:2] == ["pr", "list"]:
     print(os.environ.get("FAKE_GH_PR_LIST", "[]"))
+elif args[:2] == ["pr", "view"]:
+    if "FAKE_GH_PR_VIEW" not in os.environ:
+        sys.stderr.write("GraphQL: Could not resolve to a PullRequest with the number of " + args[2] + ".\\n")
+        sys.exit(1)
+    print(os.environ["FAKE_GH_PR_VIEW"])
 elif args[:2] == ["repo", "create"]:
     if mode == "repo-fails":
         sys.stderr.write("GraphQL: Name already exists on this account (createRepository)\\n")

@@ -88,6 +88,66 @@ def test_an_unknown_branch_is_bad_usage(checkout: Path) -> None:
     assert main(["review", "no-such-branch", "--vault", str(checkout)]) == 2
 
 
+def _pull(branch: str) -> str:
+    return json.dumps(
+        {
+            "number": 7,
+            "title": "lore: billing tests call the container",
+            "url": "https://github.com/acme/team-vault/pull/7",
+            "headRefName": branch,
+            "baseRefName": "main",
+            "author": {"login": "octocat"},
+            "statusCheckRollup": [],
+        }
+    )
+
+
+def test_a_pull_request_by_number_is_fetched_and_reviewed(
+    checkout: Path,
+    fake_gh: FakeGh,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    git(checkout, "push", "-q", "origin", BRANCH)
+    git(checkout, "branch", "-q", "-D", BRANCH)  # the reviewer has only the remote's branch
+    git(checkout, "update-ref", "-d", f"refs/remotes/origin/{BRANCH}")
+    monkeypatch.setenv("FAKE_GH_PR_VIEW", _pull(BRANCH))
+    before = snapshot(checkout)
+    assert main(["review", "#7", "--vault", str(checkout), "--json"]) == 1  # an unknown tag
+    data = json.loads(capsys.readouterr().out)
+    assert (data["number"], data["target"]) == (7, "#7")
+    assert data["url"] == "https://github.com/acme/team-vault/pull/7"
+    assert data["notes"][0]["path"] == f"notes/{DRAFT}.md"
+    assert data["notes"][0]["similar"][0]["id"] == EXISTING
+    assert [f["rule"] for f in data["findings"] if f["severity"] == "error"] == [
+        "taxonomy/unknown-tag"
+    ]
+    (call,) = fake_gh.calls_to("pr", "view")
+    assert call[:5] == ["pr", "view", "7", "--repo", "acme/team-vault"]
+    assert fake_gh.calls_to("pr", "review") == []  # --json never acts
+    assert snapshot(checkout) == before  # fetched, nothing checked out or changed
+
+    assert main(["review", "7", "--vault", str(checkout), "--approve"]) == 1
+    assert fake_gh.calls_to("pr", "review") == [
+        ["pr", "review", "7", "--repo", "acme/team-vault", "--approve"]
+    ]
+
+
+def test_a_pull_request_from_a_fork_or_unknown_is_bad_usage(
+    checkout: Path,
+    fake_gh: FakeGh,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("FAKE_GH_PR_VIEW", _pull("someone:patch-1"))
+    assert main(["review", "7", "--vault", str(checkout)]) == 2
+    assert "e.g. a fork" in capsys.readouterr().err
+    monkeypatch.delenv("FAKE_GH_PR_VIEW")
+    code = main(["review", "8", "--vault", str(checkout)])
+    err = capsys.readouterr().err
+    assert code != 0 and "Traceback" not in err and "8" in err
+
+
 def test_the_list_asks_gh_for_the_lore_label(
     checkout: Path,
     fake_gh: FakeGh,
