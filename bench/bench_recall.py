@@ -7,8 +7,9 @@
 For each size it measures, with medians over repeated runs:
 - full index build (a fresh process running `lore index --rebuild`, and its peak RSS);
 - update after 10 changed notes (10 notes edited and committed, then `open_index`);
-- recall in-process (the library call `recall()` as the CLI makes it, including the
-  index freshness check; and `recall_in_index` alone), over 60 generated queries;
+- recall in-process (the library call `recall()` as the CLI, hooks and MCP server make
+  it, including the index freshness check, on the connection it keeps between calls;
+  and `recall_in_index` alone), over 60 generated queries;
 - recall as a whole process (`lore recall --json …`, the console script) against
   `python -c pass` run by the same interpreter, and the process's peak RSS.
 Results go to bench/results/recall-<size>.json and a table on stdout.
