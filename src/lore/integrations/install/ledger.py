@@ -12,11 +12,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 import time
 from pathlib import Path
 from typing import Any
 
+from lore.config import write_atomic
 from lore.paths import lore_home
 from lore.record import Record
 
@@ -32,23 +32,6 @@ def read_bytes(path: Path) -> bytes | None:
         return path.read_bytes()
     except FileNotFoundError:
         return None
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write via a temporary file in the same folder, fsync, rename; keeps the mode."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(f".{path.name}.lore-{os.getpid()}.tmp")
-    try:
-        mode = path.stat().st_mode & 0o7777
-    except OSError:
-        mode = None
-    with temp.open("wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    if mode is not None:
-        temp.chmod(mode)
-    temp.replace(path)
 
 
 class Entry(Record):
