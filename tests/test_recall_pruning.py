@@ -110,6 +110,7 @@ def _requests(queries: list[str], repos: tuple[str | None, ...]) -> Iterator[Rec
         )
         yield RecallRequest(query=query, limit=5, include_inactive=True)
         yield RecallRequest(query=query, limit=10, types=("convention",))
+        yield RecallRequest(query=query, limit=4, tags=("tool/httpx", "billing"))
 
 
 def _compare(
