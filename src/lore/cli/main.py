@@ -2,7 +2,8 @@
 
 Each command lives in its own module with `register(subparsers)`, which adds a
 sub-parser and sets `handler` to a function `(args) -> int`. Modules are imported
-only when their command runs, so `lore recall` pays for nothing else.
+only when their command runs, so `lore recall` pays for nothing else; a plain
+`lore recall` does not even import argparse (`recall_args.parse_plain`).
 """
 
 from __future__ import annotations
