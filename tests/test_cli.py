@@ -185,3 +185,27 @@ def test_vault_by_registered_name(
     assert json.loads(capsys.readouterr().out)["id"] == "scope--topic--2026-01-01"
     assert main(["show", "scope--topic--2026-01-01", "--vault", "nope"]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("output", ["--json", "--explain"])
+def test_a_reader_that_goes_away_is_not_an_error(
+    make_vault: Callable[..., Vault], output: str
+) -> None:
+    """`lore recall … | head -1`: the pipe closes before lore writes; it exits 0, silently."""
+    notes = {
+        f"bulk--retry-note-{i}--2026-01-01": note_text(f"Retry policy {i}", body="Retry.\n" * 50)
+        for i in range(40)
+    }
+    vault = make_vault(notes)
+    run_lore("index", "--vault", str(vault.root))  # built first, so only the write remains
+    command = [sys.executable, "-m", "lore", "recall", "retry", "--limit", "40", output]
+    process = subprocess.Popen(
+        [*command, "--vault", str(vault.root)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # the reader is gone before the first line
+    err = process.stderr.read().decode()
+    assert process.wait(timeout=60) == 0, err
+    assert "Traceback" not in err and "Exception ignored" not in err

@@ -19,7 +19,13 @@ def print_json(data: dict[str, Any]) -> None:
 def console(stderr: bool = False) -> Console:
     from rich.console import Console
 
-    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            # rich exits with status 1 here; `lore … | head` is not an error: let
+            # `cli.main` handle it like any other write to a closed pipe.
+            raise BrokenPipeError
+
+    return _Console(stderr=stderr, highlight=False, soft_wrap=False)
 
 
 def notice(message: str) -> None:
