@@ -145,7 +145,8 @@ def test_a_pull_request_from_a_fork_or_unknown_is_bad_usage(
     monkeypatch.delenv("FAKE_GH_PR_VIEW")
     code = main(["review", "8", "--vault", str(checkout)])
     err = capsys.readouterr().err
-    assert code != 0 and "Traceback" not in err and "8" in err
+    assert code == 2 and "Traceback" not in err
+    assert "Could not resolve to a PullRequest with the number of 8" in err
 
 
 def test_the_list_asks_gh_for_the_lore_label(
