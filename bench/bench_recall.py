@@ -35,7 +35,8 @@ sys.path.insert(0, str(HERE))
 
 from common import lore_command, machine, median_ms, percentile_ms, print_table  # noqa: E402
 from lore.index.build import open_index  # noqa: E402
-from lore.recall.engine import RecallRequest, recall, recall_in_index  # noqa: E402
+from lore.recall.engine import recall, recall_in_index  # noqa: E402
+from lore.recall.model import RecallRequest  # noqa: E402
 from synth import git, make_vault, queries  # noqa: E402
 
 

@@ -35,7 +35,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
 
 from lore.note.parse import parse_note  # noqa: E402
-from lore.recall.engine import RecallRequest, recall  # noqa: E402
+from lore.recall.engine import recall  # noqa: E402
+from lore.recall.model import RecallRequest  # noqa: E402
 
 K = 10
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)

@@ -14,7 +14,8 @@ from lore.index.build import IndexUnavailable, forget_kept_index, open_index, op
 from lore.index.schema import APPLICATION_ID, SCHEMA_VERSION
 from lore.index.status import integrity_problems, uncommitted_notes
 from lore.paths import index_path
-from lore.recall.engine import RecallRequest, recall
+from lore.recall.engine import recall
+from lore.recall.model import RecallRequest
 from tests.support import Vault, note_text
 
 

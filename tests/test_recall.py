@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lore.cli.main import main
-from lore.recall.engine import RecallRequest, recall
+from lore.recall.engine import recall
+from lore.recall.model import RecallRequest
 from lore.recall.query import MAX_TERMS, build_query
 from tests.support import Vault, note_text
 

@@ -20,7 +20,8 @@ import pytest
 
 from lore.index.build import open_index
 from lore.recall import engine
-from lore.recall.engine import RecallRequest, recall_in_index
+from lore.recall.engine import recall_in_index
+from lore.recall.model import RecallRequest
 from tests.support import Vault, note_text
 
 REPOS = ("payments-api", "web-app", "ledger")

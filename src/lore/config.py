@@ -20,12 +20,12 @@ reason.
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 import sys
 from pathlib import Path
 
 from lore.errors import UsageError
+from lore.files import write_atomic
 from lore.paths import config_path, lore_home
 from lore.record import Record
 
@@ -249,42 +249,6 @@ def dump_config(config: Config) -> str:
         _table(lines, f"vaults.{_key(entry.name)}", fields)
     _table(lines, "", {k: v for k, v in top.items() if isinstance(v, dict)})
     return _HEADER + "\n".join(lines).lstrip("\n").join(["\n", "\n"])
-
-
-def write_atomic(path: Path, data: bytes, *, mode: int | None = None) -> None:
-    """Write a file so that readers see the old or the new contents, never a mix.
-
-    A temporary file in the same folder is written and fsynced, then renamed over the
-    target; the folder is fsynced too where the platform allows it.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if mode is None:
-        try:
-            mode = path.stat().st_mode & 0o777
-        except FileNotFoundError:
-            mode = 0o644
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        temp.replace(path)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
-    if sys.platform != "win32":
-        try:
-            folder = os.open(path.parent, os.O_RDONLY)
-        except OSError:
-            return
-        try:
-            os.fsync(folder)
-        except OSError:
-            pass
-        finally:
-            os.close(folder)
 
 
 def save_config(config: Config) -> None:

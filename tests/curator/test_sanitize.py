@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from lore.sanitize import is_banned_char, sanitize_text
-from lore.sanitize_markdown import code_ranges, find_hazards, sanitize_markdown
+from lore.sanitize.markdown import code_ranges, find_hazards, sanitize_markdown
 
 # Text that is mostly markdown-ish, with the characters that matter over-represented.
 SPECIALS = [

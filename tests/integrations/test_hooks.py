@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from lore.files import FileLock
 from lore.index.build import open_index
-from lore.index.lock import FileLock
 from tests.integrations.conftest import AGENTS, payload, run_hook, wait_for_log
 from tests.support import Vault, note_text
 

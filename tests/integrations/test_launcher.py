@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from lore.index.lock import FileLock
+from lore.files import FileLock
 from lore.integrations.launcher import launch_once, main
 from tests.integrations.conftest import wait_for_log
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from lore.cli.main import main
-from lore.index.lock import FileLock
+from lore.files import FileLock
 from lore.team.sync import sync_vault
 from tests.support import Vault, git, note_text
 from tests.team.conftest import Remote, snapshot

@@ -130,8 +130,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write_report(path: Path, result: Any) -> None:
-    from lore.config import write_atomic
     from lore.curator.formats import to_markdown
+    from lore.files import write_atomic
 
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -55,7 +55,8 @@ def register(sub: Any, name: str, help_text: str) -> None:
 def run(args: argparse.Namespace) -> int:
     from lore.cli.output import console, safe
     from lore.demo import build_demo_vault
-    from lore.recall.engine import RecallRequest, recall
+    from lore.recall.engine import recall
+    from lore.recall.model import RecallRequest
 
     if args.path:
         dest = Path(args.path).expanduser()

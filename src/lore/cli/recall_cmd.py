@@ -82,7 +82,7 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.recall.engine import RecallRequest
+    from lore.recall.model import RecallRequest
     from lore.recall.multi import recall_many, vaults_to_search
     from lore.vault.git import current_repo_name
 

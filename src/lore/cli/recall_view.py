@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from lore.cli.output import console, safe
-from lore.recall.engine import RecallResult
+from lore.recall.model import RecallResult
 from lore.recall.multi import MultiResult
 from lore.recall.snippet import HIGHLIGHT
 

@@ -210,7 +210,7 @@ def _from_editor(args: argparse.Namespace) -> tuple[Any, Path | None]:
     import subprocess
     import time
 
-    from lore.config import write_atomic
+    from lore.files import write_atomic
     from lore.paths import lore_home, resolve_vault
     from lore.taxonomy import parse_taxonomy
     from lore.team.draft import editor_template, input_from_note_file

@@ -22,7 +22,7 @@ from lore.curator.registry import FAMILIES
 from lore.curator.secrets import redact, scan_secrets
 from lore.errors import ExitCode, UsageError
 from lore.sanitize import sanitize_text
-from lore.sanitize_markdown import sanitize_markdown
+from lore.sanitize.markdown import sanitize_markdown
 
 
 @dataclass

@@ -31,7 +31,7 @@ from lore.curator.provider import ProviderError, complete
 from lore.curator.secrets import redact, scan_secrets
 from lore.curator.settings import SemanticSettings
 from lore.sanitize import sanitize_text
-from lore.sanitize_markdown import sanitize_markdown
+from lore.sanitize.markdown import sanitize_markdown
 
 PREFIX = "convention/semantic-"
 UNAVAILABLE = "convention/semantic-unavailable"
@@ -111,7 +111,8 @@ def related_notes(
     """Up to `limit` active notes at the base that recall finds for this note."""
     from datetime import date
 
-    from lore.recall.engine import RecallRequest, recall_in_index
+    from lore.recall.engine import recall_in_index
+    from lore.recall.model import RecallRequest
 
     if conn is None or limit <= 0:
         return []

@@ -4,20 +4,20 @@ In pull-request mode the policy is read at the base commit, so a pull request
 cannot loosen the rules it is checked by; a change to `lore.toml` in the pull
 request is reported for the reviewer instead.
 
-Keys (all optional):
-- `max_body_words` (250), `max_title_chars` (120): convention limits.
-- `allow_extra_fields` (false): unknown frontmatter fields warn instead of failing.
-- `allowed_link_domains` (["github.com"]): links elsewhere are flagged for review;
-  a domain allows its sub-domains.
-- `allowed_placeholders` ([]): exact strings the secret scan accepts, e.g. the
-  dummy key your runbooks use.
-- `near_duplicate_threshold` (0.6): the share of 3-word shingles two notes must
-  have in common to be reported as near duplicates.
+Keys (all optional; their defaults and bounds are in `lore.vault.settings.SETTINGS`):
+- `max_body_words`, `max_title_chars`: convention limits.
+- `allow_extra_fields`: unknown frontmatter fields warn instead of failing.
+- `allowed_link_domains`: links elsewhere are flagged for review; a domain allows
+  its sub-domains.
+- `allowed_placeholders`: exact strings the secret scan accepts, e.g. the dummy key
+  your runbooks use.
+- `near_duplicate_threshold`: how alike two notes must be to be reported as near
+  duplicates.
 - `[curator.semantic]`: the optional model review (`lore.curator.semantic`), off by
-  default: `enabled` (false), `provider` ("openai" or "anthropic"), `model`,
-  `endpoint` (the provider's public API unless set), `api_key_env` (the NAME of the
-  environment variable holding the key, "LORE_SEMANTIC_API_KEY"; the key itself never
-  lives in lore.toml), `timeout_seconds` (30), `max_related` (8).
+  default: `enabled`, `provider` ("openai" or "anthropic"), `model`, `endpoint` (the
+  provider's public API unless set), `api_key_env` (the NAME of the environment
+  variable holding the key; the key itself never lives in lore.toml),
+  `timeout_seconds`, `max_related`.
 """
 
 from __future__ import annotations
@@ -29,57 +29,46 @@ from urllib.parse import urlsplit
 
 from lore.curator.finding import ERROR, WARNING, Finding
 from lore.errors import UsageError
-from lore.settings import SETTINGS_FILE, parse_settings
+from lore.vault.settings import (
+    SETTINGS_FILE,
+    accepts,
+    as_toml,
+    expected,
+    parse_settings,
+    section_values,
+    settings_of,
+)
 
 PROVIDERS = ("openai", "anthropic")
 _LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+_CURATOR = section_values({}, "curator")  # the defaults, from lore.vault.settings' table
+_SEMANTIC = section_values({}, "curator.semantic")
 
 
 @dataclass(frozen=True)
 class SemanticSettings:
     """`[curator.semantic]`: the optional, advisory model review (off by default)."""
 
-    enabled: bool = False
-    provider: str = "openai"
-    model: str = ""
-    endpoint: str = ""  # empty: the provider's public API
-    api_key_env: str = "LORE_SEMANTIC_API_KEY"
-    timeout_seconds: float = 30.0
-    max_related: int = 8
+    enabled: bool = _SEMANTIC["enabled"]
+    provider: str = _SEMANTIC["provider"]
+    model: str = _SEMANTIC["model"]
+    endpoint: str = _SEMANTIC["endpoint"]  # empty: the provider's public API
+    api_key_env: str = _SEMANTIC["api_key_env"]
+    timeout_seconds: float = _SEMANTIC["timeout_seconds"]
+    max_related: int = _SEMANTIC["max_related"]
 
 
 @dataclass(frozen=True)
 class CuratorSettings:
-    max_body_words: int = 250
-    max_title_chars: int = 120
-    allow_extra_fields: bool = False
-    allowed_link_domains: tuple[str, ...] = ("github.com",)
-    allowed_placeholders: tuple[str, ...] = ()
-    near_duplicate_threshold: float = 0.6
+    max_body_words: int = _CURATOR["max_body_words"]
+    max_title_chars: int = _CURATOR["max_title_chars"]
+    allow_extra_fields: bool = _CURATOR["allow_extra_fields"]
+    allowed_link_domains: tuple[str, ...] = tuple(_CURATOR["allowed_link_domains"])
+    allowed_placeholders: tuple[str, ...] = tuple(_CURATOR["allowed_placeholders"])
+    near_duplicate_threshold: float = _CURATOR["near_duplicate_threshold"]
     semantic: SemanticSettings = field(default_factory=SemanticSettings)
     problems: list[Finding] = field(default_factory=list, compare=False)
-
-
-_KNOWN_KEYS = frozenset(
-    {
-        "max_body_words",
-        "max_title_chars",
-        "allow_extra_fields",
-        "allowed_link_domains",
-        "allowed_placeholders",
-        "near_duplicate_threshold",
-        "semantic",  # reserved for the optional semantic review
-    }
-)
-
-
-def _positive_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value > 0
-
-
-def _strings(value: Any) -> bool:
-    return isinstance(value, list) and all(isinstance(item, str) and item for item in value)
 
 
 def load_curator_settings(text: str | None, path: str = SETTINGS_FILE) -> CuratorSettings:
@@ -99,41 +88,27 @@ def load_curator_settings(text: str | None, path: str = SETTINGS_FILE) -> Curato
         problem("[curator] in lore.toml is not a table", "Write it as a [curator] section.")
         return CuratorSettings(problems=problems)
     values: dict[str, Any] = {}
-    for key in ("max_body_words", "max_title_chars"):
-        if key in section:
-            if _positive_int(section[key]):
-                values[key] = section[key]
-            else:
-                problem(f"curator.{key} must be a positive whole number", f"Set {key} = 250.")
-    if "allow_extra_fields" in section:
-        if isinstance(section["allow_extra_fields"], bool):
-            values["allow_extra_fields"] = section["allow_extra_fields"]
+    for key, setting in settings_of("curator").items():
+        if key not in section:
+            continue
+        if accepts(setting, section[key]):
+            values[key] = section[key]
         else:
             problem(
-                "curator.allow_extra_fields must be true or false",
-                "Set allow_extra_fields = false.",
+                f"curator.{key} must be {expected(setting)}",
+                f"Set {key} = {as_toml(setting.default)}.",
             )
-    for key in ("allowed_link_domains", "allowed_placeholders"):
-        if key in section:
-            if _strings(section[key]):
-                items = section[key]
-                if key == "allowed_link_domains":
-                    items = [item.strip().lower().lstrip(".") for item in items]
-                values[key] = tuple(items)
-            else:
-                problem(f"curator.{key} must be a list of strings", f'Set {key} = ["…"].')
-    if "near_duplicate_threshold" in section:
-        value = section["near_duplicate_threshold"]
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value <= 1:
-            values["near_duplicate_threshold"] = float(value)
-        else:
-            problem(
-                "curator.near_duplicate_threshold must be a number above 0 and at most 1",
-                "Set near_duplicate_threshold = 0.6.",
-            )
+    if "allowed_link_domains" in values:
+        values["allowed_link_domains"] = tuple(
+            item.strip().lower().lstrip(".") for item in values["allowed_link_domains"]
+        )
+    if "allowed_placeholders" in values:
+        values["allowed_placeholders"] = tuple(values["allowed_placeholders"])
+    if "near_duplicate_threshold" in values:
+        values["near_duplicate_threshold"] = float(values["near_duplicate_threshold"])
     if "semantic" in section:
         values["semantic"] = _semantic_settings(section["semantic"], problem)
-    for key in sorted(set(section) - _KNOWN_KEYS):
+    for key in sorted(set(section) - set(settings_of("curator")) - {"semantic"}):
         problem(
             f"curator.{key} is not a curator setting", "Remove it or fix its spelling.", WARNING
         )
@@ -167,12 +142,12 @@ def _semantic_settings(section: Any, problem: Any) -> SemanticSettings:
         bad = True
         problem(f"{message}; the semantic review is off", fix)
 
-    enabled = section.get("enabled", False)
+    enabled = section.get("enabled", _SEMANTIC["enabled"])
     if isinstance(enabled, bool):
         values["enabled"] = enabled
     else:
         reject("curator.semantic.enabled must be true or false", "Set enabled = false.")
-    provider = section.get("provider", "openai")
+    provider = section.get("provider", _SEMANTIC["provider"])
     if provider in PROVIDERS:
         values["provider"] = provider
     else:
@@ -194,7 +169,7 @@ def _semantic_settings(section: Any, problem: Any) -> SemanticSettings:
             "(http:// only to 127.0.0.1 or localhost)",
             "Remove endpoint to use the provider's public API.",
         )
-    key_env = section.get("api_key_env", "LORE_SEMANTIC_API_KEY")
+    key_env = section.get("api_key_env", _SEMANTIC["api_key_env"])
     if isinstance(key_env, str) and _ENV_NAME.fullmatch(key_env):
         values["api_key_env"] = key_env
     else:
@@ -203,7 +178,7 @@ def _semantic_settings(section: Any, problem: Any) -> SemanticSettings:
             "(the key itself never goes in lore.toml)",
             'Set api_key_env = "LORE_SEMANTIC_API_KEY".',
         )
-    timeout = section.get("timeout_seconds", 30)
+    timeout = section.get("timeout_seconds", _SEMANTIC["timeout_seconds"])
     if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and 0 < timeout <= 300:
         values["timeout_seconds"] = float(timeout)
     else:
@@ -211,7 +186,7 @@ def _semantic_settings(section: Any, problem: Any) -> SemanticSettings:
             "curator.semantic.timeout_seconds must be a number above 0 and at most 300",
             "Set timeout_seconds = 30.",
         )
-    related = section.get("max_related", 8)
+    related = section.get("max_related", _SEMANTIC["max_related"])
     if isinstance(related, int) and not isinstance(related, bool) and 0 <= related <= 50:
         values["max_related"] = related
     else:

@@ -33,9 +33,9 @@ from lore.errors import UsageError
 from lore.note.model import Note
 from lore.note.parse import inspect_note, note_id_from_path
 from lore.paths import NOTES_DIR
-from lore.settings import SETTINGS_FILE
 from lore.taxonomy import TAXONOMY_FILE, parse_taxonomy
 from lore.vault import git
+from lore.vault.settings import SETTINGS_FILE
 
 MAX_SCAN_BYTES = 1024 * 1024  # larger files are not scanned for secrets line by line
 

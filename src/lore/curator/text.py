@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from lore.sanitize import one_line
-from lore.sanitize_markdown import code_ranges
+from lore.sanitize.markdown import code_ranges
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$", re.MULTILINE)
 _URL = re.compile(r"\b(?:https?|ftp)://[^\s<>()\[\]`\"']+", re.IGNORECASE)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from lore import clock
 from lore.errors import LoreError
-from lore.index.lock import FileLock, LockTimeout
+from lore.files import FileLock, LockTimeout
 from lore.index.schema import FTS_COLUMNS, create_schema, schema_matches
 from lore.note.status import Links, compute_status
 from lore.paths import INDEX_DIR, index_path
@@ -448,8 +448,8 @@ def _row(note: Any, signature: str) -> tuple[Any, ...]:
 
 def _store_vault_files(conn: sqlite3.Connection, root: Path, snapshot: Snapshot) -> None:
     """Taxonomy aliases and recall settings, so that recall never parses a file."""
-    from lore.settings import parse_settings, recall_settings
     from lore.taxonomy import parse_taxonomy
+    from lore.vault.settings import parse_settings, recall_settings
 
     taxonomy_text = read_vault_file(root, snapshot, "_taxonomy.md")
     aliases: dict[str, list[str]] = {}
@@ -522,7 +522,7 @@ def index_in_memory(
     Same schema, ranking settings (the defaults) and statuses as a vault's index, so
     `recall_in_index` answers from it as it would from the vault.
     """
-    from lore.settings import DEFAULTS, recall_settings
+    from lore.vault.settings import defaults, recall_settings
 
     conn = sqlite3.connect(":memory:", isolation_level=None)
     create_schema(conn)
@@ -532,7 +532,7 @@ def index_in_memory(
         conn,
         {
             "aliases": json.dumps(aliases, sort_keys=True),
-            "recall_settings": json.dumps(recall_settings(DEFAULTS), sort_keys=True),
+            "recall_settings": json.dumps(recall_settings(defaults()), sort_keys=True),
         },
     )
     _refresh_statuses(conn, today)

@@ -43,9 +43,6 @@ if TYPE_CHECKING:
     Row = tuple[str, str, str, str, str, str | None]  # id, title, type, confidence, date, author
 
 TYPE_ORDER = ("convention", "decision", "gotcha", "runbook", "incident", "reference", "howto")
-DEFAULT_BUDGET = 6000
-MIN_BUDGET = 600
-MAX_BUDGET = 100_000
 FOOTER_RESERVE = 420  # room kept for the "did not fit" line of each vault
 FORMAT = 2  # bump when the digest's text changes, so cached digests are not reused
 CACHE_DIR = "digests"
@@ -79,14 +76,6 @@ class DigestSource(Record):
     def __init__(self, name: str, view: IndexView) -> None:
         self.name = name
         self.view = view
-
-
-def budget_from(settings: dict[str, object]) -> int:
-    section = settings.get("digest")
-    value = section.get("budget_chars") if isinstance(section, dict) else None
-    if isinstance(value, int) and not isinstance(value, bool):
-        return max(MIN_BUDGET, min(MAX_BUDGET, value))
-    return DEFAULT_BUDGET
 
 
 def _where(repo: str | None) -> tuple[str, tuple[str, ...]]:

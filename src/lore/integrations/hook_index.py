@@ -17,7 +17,12 @@ from lore import clock
 from lore.index.schema import schema_matches
 from lore.paths import index_path
 from lore.record import Record
+from lore.vault.settings import section_values
 from lore.vault.snapshot import current_version
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 BUSY_TIMEOUT_S = 0.25  # a writer holds SQLite's lock only for a commit
 
@@ -47,10 +52,9 @@ class IndexView(Record):
             return {}
         return data if isinstance(data, dict) else {}
 
-    def hooks(self) -> dict[str, object]:
-        """The vault's `[hooks]` settings (defaults fill in what the index predates)."""
-        section = self.settings().get("hooks")
-        return section if isinstance(section, dict) else {}
+    def hooks(self) -> dict[str, Any]:
+        """The vault's `[hooks]` settings, each checked (defaults fill in the rest)."""
+        return section_values(self.settings(), "hooks")
 
     def close(self) -> None:
         self.conn.close()

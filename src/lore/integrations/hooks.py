@@ -14,16 +14,15 @@ import hashlib
 import sys
 from pathlib import Path
 
-from lore.integrations.digest import DigestSource, budget_from, cached_digest
+from lore.integrations.digest import DigestSource, cached_digest
 from lore.integrations.events import decode_payload, parse_event, render_output, supports
 from lore.integrations.hook_index import IndexView, open_view
 from lore.integrations.launcher import launch_once
 from lore.integrations.vaults import VaultRef, hook_vaults
+from lore.vault.settings import section_values
 
 INDEX_REFRESH_INTERVAL_S = 60.0
 INDEX_REFRESH_TIMEOUT_S = 900.0
-DEFAULT_SYNC_INTERVAL_MIN = 30.0
-DEFAULT_SYNC_TIMEOUT_S = 120.0
 
 
 def run_hook(
@@ -67,11 +66,12 @@ def run_hook(
 
 
 def _session_context(views: list[tuple[VaultRef, IndexView]], repo: str | None) -> str:
-    settings = views[0][1].settings()
-    if views[0][1].hooks().get("session_start") is False:
+    first = views[0][1]
+    if not first.hooks()["session_start"]:
         return ""
     sources = [DigestSource(ref.name, view) for ref, view in views]
-    return cached_digest(sources, repo, budget_from(settings))
+    budget = section_values(first.settings(), "digest")["budget_chars"]
+    return cached_digest(sources, repo, budget)
 
 
 def _prompt_context(views: list[tuple[VaultRef, IndexView]], prompt: str, repo: str | None) -> str:
@@ -98,13 +98,10 @@ def _refresh_index(root: Path) -> None:
 def _start_sync(command: list[str] | None, views: list[tuple[VaultRef, IndexView]]) -> None:
     if not command:
         return
-    section = views[0][1].hooks() if views else {}
-    interval = _positive(section.get("sync_interval_minutes"), DEFAULT_SYNC_INTERVAL_MIN) * 60
-    timeout = _positive(section.get("sync_timeout_seconds"), DEFAULT_SYNC_TIMEOUT_S)
-    launch_once("sync", command, interval_s=interval, timeout_s=timeout)
-
-
-def _positive(value: object, default: float) -> float:
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
-        return float(value)
-    return default
+    section = views[0][1].hooks() if views else section_values({}, "hooks")
+    launch_once(
+        "sync",
+        command,
+        interval_s=section["sync_interval_minutes"] * 60,
+        timeout_s=section["sync_timeout_seconds"],
+    )

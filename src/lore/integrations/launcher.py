@@ -21,7 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-from lore.index.lock import FileLock, LockTimeout
+from lore.files import FileLock, LockTimeout
 from lore.paths import lore_home
 
 STATE_DIR = "background"

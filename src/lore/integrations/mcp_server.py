@@ -89,8 +89,8 @@ class VaultTools:
         Returns id, title, type, confidence, date, author and a snippet for each note; read
         one in full with get_note.
         """
-        from lore.recall.engine import RecallRequest
         from lore.recall.engine import recall as run_recall
+        from lore.recall.model import RecallRequest
 
         text = " ".join(sanitize_text(query).split()) if isinstance(query, str) else ""
         if not text:

@@ -17,7 +17,8 @@ from lore.integrations.envelope import (
     open_marker,
     short_commit,
 )
-from lore.recall.engine import RecallRequest, recall_in_index
+from lore.recall.engine import recall_in_index
+from lore.recall.model import RecallRequest
 from lore.recall.snippet import HIGHLIGHT
 
 TYPE_CHECKING = False  # typing costs 3 ms at start-up; mypy reads the block

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from lore.errors import VaultError
 from lore.recall import engine
-from lore.recall.engine import Hit, RecallRequest, RecallResult
+from lore.recall.model import Hit, RecallRequest, RecallResult
 from lore.recall.query import QueryPlan
 from lore.record import Record
 

@@ -18,12 +18,12 @@ from lore.errors import NoteError
 from lore.note.model import Note
 from lore.note.parse import parse_note
 from lore.note.status import Links, compute_status, final_replacement
-from lore.recall.engine import Hit, RecallRequest, RecallResult, TermScore
+from lore.recall.model import Hit, RecallRequest, RecallResult, TermScore
 from lore.recall.query import build_query
 from lore.recall.rank import compute_boosts
 from lore.recall.snippet import make_snippet, stem
-from lore.settings import parse_settings, recall_settings
 from lore.taxonomy import parse_taxonomy
+from lore.vault.settings import parse_settings, recall_settings
 from lore.vault.snapshot import list_notes, read_notes, read_vault_file, take_snapshot
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)

@@ -36,7 +36,6 @@ from lore.note.model import Note
 from lore.note.parse import note_id_from_path, parse_note
 from lore.note.status import Links, compute_status
 from lore.paths import NOTES_DIR
-from lore.settings import DEFAULTS, SETTINGS_FILE, parse_settings
 from lore.taxonomy import TAXONOMY_FILE, parse_taxonomy
 from lore.team.proposals import (
     BRANCH_PREFIX,
@@ -49,6 +48,7 @@ from lore.team.proposals import (
 )
 from lore.vault import git
 from lore.vault.remote import NETWORK_TIMEOUT
+from lore.vault.settings import SETTINGS_FILE, parse_settings, section_values
 
 ARCHIVE_DIR = "archive"
 # What each finding kind does to the vault.
@@ -94,19 +94,6 @@ class GardenPlan:
             "today": self.today,
             "items": [item.to_json() for item in self.items],
         }
-
-
-def garden_settings(settings: dict[str, Any]) -> dict[str, Any]:
-    """The `[garden]` section with defaults; a bad value falls back to its default."""
-    section = settings.get("garden", {})
-    clean = dict(DEFAULTS["garden"])
-    for key in ("archive_superseded_after_days", "low_confidence_max_age_days"):
-        value = section.get(key)
-        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-            clean[key] = value
-    if isinstance(section.get("remove_unused_taxonomy"), bool):
-        clean["remove_unused_taxonomy"] = section["remove_unused_taxonomy"]
-    return clean
 
 
 def _days_ago(today: str, days: int) -> str:
@@ -177,8 +164,9 @@ def plan_garden(
     day = today or clock.today().isoformat()
     plan = GardenPlan(commit=commit, base_branch=base_branch, today=day)
     raw_settings = git.read_file_at(root, commit, SETTINGS_FILE)
-    settings = garden_settings(
-        parse_settings(raw_settings.decode("utf-8", "replace") if raw_settings else None)
+    settings = section_values(
+        parse_settings(raw_settings.decode("utf-8", "replace") if raw_settings else None),
+        "garden",
     )
     notes: dict[str, Note] = {}
     texts: dict[str, str] = {}

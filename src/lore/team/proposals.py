@@ -23,11 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lore.config import write_atomic
 from lore.curator.finding import Finding
 from lore.curator.run import curate
 from lore.errors import GhError, GitError, ProposalError, UsageError, VaultError
-from lore.index.lock import FileLock, LockTimeout
+from lore.files import FileLock, LockTimeout, write_atomic
 from lore.note.ids import is_valid_id
 from lore.note.model import Note
 from lore.note.parse import parse_note

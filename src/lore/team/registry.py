@@ -13,7 +13,7 @@ from pathlib import Path
 
 from lore.config import Config, VaultEntry, check_vault_name, load_config, save_config
 from lore.errors import UsageError, VaultError
-from lore.index.lock import FileLock, LockTimeout
+from lore.files import FileLock, LockTimeout
 from lore.note.ids import slugify
 from lore.paths import config_path
 

@@ -20,7 +20,8 @@ from lore.curator.finding import Finding
 from lore.curator.run import curate
 from lore.errors import LoreError, UsageError
 from lore.note.parse import note_id_from_path, parse_note
-from lore.recall.engine import RecallRequest, recall
+from lore.recall.engine import recall
+from lore.recall.model import RecallRequest
 from lore.team.pr_body import LORE_LABEL
 from lore.team.proposal_list import curator_status
 from lore.team.proposals import REMOTE, base_of

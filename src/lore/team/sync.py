@@ -18,9 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lore.config import write_atomic
 from lore.errors import GitError, LoreError
-from lore.index.lock import FileLock, LockTimeout
+from lore.files import FileLock, LockTimeout, write_atomic
 from lore.paths import INDEX_DIR
 from lore.vault import gh, git
 from lore.vault.remote import RemoteError

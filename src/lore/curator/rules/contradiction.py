@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from lore.curator.context import CuratorContext, NoteView, view_of_note
 from lore.curator.finding import WARNING, Finding
 from lore.curator.text import quote
-from lore.sanitize_markdown import code_ranges
+from lore.sanitize.markdown import code_ranges
 
 NAME = "contradiction"
 RULES = {

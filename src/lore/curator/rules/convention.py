@@ -13,7 +13,7 @@ from lore.curator.context import CuratorContext, NoteView
 from lore.curator.finding import ERROR, WARNING, Finding
 from lore.curator.settings import CuratorSettings
 from lore.curator.text import CodeMap, Section, line_at, quote, sections
-from lore.settings import SETTINGS_FILE
+from lore.vault.settings import SETTINGS_FILE
 
 NAME = "convention"
 RULES = {

@@ -20,7 +20,7 @@ from lore.curator.context import CuratorContext, NoteView
 from lore.curator.finding import ERROR, WARNING, Finding
 from lore.curator.text import CodeMap, domain_allowed, line_at, quote, url_host, urls
 from lore.sanitize import sanitize_text
-from lore.sanitize_markdown import Hazard, find_hazards
+from lore.sanitize.markdown import Hazard, find_hazards
 
 NAME = "injection"
 RULES = {

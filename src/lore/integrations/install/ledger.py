@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from lore.config import write_atomic
+from lore.files import write_atomic
 from lore.paths import lore_home
 from lore.record import Record
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
-from lore.config import write_atomic
+from lore.files import write_atomic
 from lore.integrations.install.agents import components
 from lore.integrations.install.components import Component, Conflict, InstallError
 from lore.integrations.install.ledger import Ledger, digest, read_bytes

@@ -7,9 +7,8 @@ zero-width joiner between two emoji is kept, and so is one emoji/text presentati
 selector after a visible character). `sanitize_text` is idempotent and linear in time.
 
 The markdown part (HTML comments, raw HTML, images, link-reference definitions)
-lives in `lore.sanitize_markdown`, which compiles a dozen regular expressions on
+lives in `lore.sanitize.markdown`, which compiles a dozen regular expressions on
 import; this module stays cheap because it runs on every recall and hook.
-`sanitize_markdown` here is a thin wrapper that imports it when first called.
 """
 
 from __future__ import annotations
@@ -73,7 +72,7 @@ def is_banned_char(char: str) -> bool:
     return char_hazard(char) is not None
 
 
-def _removed_chars(text: str) -> Iterator[tuple[int, str]]:
+def removed_chars(text: str) -> Iterator[tuple[int, str]]:
     """(offset, kind) of each character `sanitize_text` removes, in order."""
     last_removed = -2
     anchor = ""  # the last kept character before the current run of removed ones
@@ -110,7 +109,7 @@ def sanitize_text(text: str) -> str:
     """Remove banned characters; keep a ZWJ only between two emoji."""
     if not _CLEAN_ASCII.search(text):
         return text
-    drop = [index for index, _ in _removed_chars(text)]
+    drop = [index for index, _ in removed_chars(text)]
     if not drop:
         return text
     out: list[str] = []
@@ -120,13 +119,6 @@ def sanitize_text(text: str) -> str:
         start = index + 1
     out.append(text[start:])
     return "".join(out)
-
-
-def sanitize_markdown(text: str) -> str:
-    """`sanitize_text`, plus markdown and HTML that can hide or fetch content."""
-    from lore.sanitize_markdown import sanitize_markdown as sanitize
-
-    return sanitize(text)
 
 
 def one_line(text: str, limit: int = 200) -> str:

@@ -17,7 +17,7 @@ import unicodedata
 from bisect import bisect_right
 from functools import lru_cache
 
-from lore.sanitize import _CLEAN_ASCII, _removed_chars, sanitize_text
+from lore.sanitize.text import removed_chars, sanitize_text
 
 # ---- markdown: where code is, and what outside code can hide or fetch content ----
 #
@@ -439,10 +439,9 @@ def find_hazards(text: str, *, markdown: bool = True) -> list[Hazard]:
     """
     hazards: list[Hazard] = []
     removed: list[int] = []
-    if _CLEAN_ASCII.search(text):
-        for index, kind in _removed_chars(text):
-            removed.append(index)
-            hazards.append(Hazard(kind, index, index + 1, _char_detail(text[index])))
+    for index, kind in removed_chars(text):
+        removed.append(index)
+        hazards.append(Hazard(kind, index, index + 1, _char_detail(text[index])))
     if not markdown:
         return hazards
     clean = sanitize_text(text) if removed else text

@@ -1,0 +1,262 @@
+"""Vault settings from `lore.toml`: one table of every key, its default and what it accepts.
+
+`SETTINGS` is the only place a setting's default and bounds are written down; recall,
+the index, the hooks, the digest, the gardener and the curator all read their values
+through `section_values`, and the curator reports a value the table does not accept
+(`accepts`, `expected`). `vault-template/lore.toml` shows the same defaults to people
+(a test keeps the two equal).
+
+A value of the wrong type takes the default; a number outside its range is brought to
+the nearest bound. Boosts are gentle tie-breakers: MEASUREMENTS.md shows that
+multipliers swinging more than ±20 % hurt ranking. This module is read on the hook
+path, so it parses TOML only when asked to (`parse_settings`).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from lore.errors import UsageError
+from lore.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+SETTINGS_FILE = "lore.toml"
+
+BOOL, COUNT, NUMBER, POSITIVE, STRINGS, TABLE, TEXT = (
+    "bool",
+    "count",  # a whole number from `low` to `high`
+    "number",  # a number from `low` to `high`
+    "positive",  # a number above 0, at most `high`
+    "strings",  # a list of non-empty strings
+    "table",  # a table of the default's keys, each a number above 0
+    "text",  # a string (checked further by its reader)
+)
+
+
+class Setting(Record):
+    """One key of `lore.toml`: its section, default, and the values it accepts."""
+
+    __slots__ = ("default", "high", "key", "kind", "low", "section")
+
+    def __init__(
+        self,
+        section: str,
+        key: str,
+        default: Any,
+        kind: str,
+        *,
+        low: float = 0,
+        high: float = 1e9,
+    ) -> None:
+        self.section = section  # "recall", "curator", "curator.semantic", ...
+        self.key = key
+        self.default = default
+        self.kind = kind
+        self.low = low
+        self.high = high
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("recall", "repo_boost", 1.15, POSITIVE),
+    Setting("recall", "other_repo_factor", 0.95, POSITIVE),
+    Setting("recall", "confidence", {"high": 1.0, "medium": 0.95, "low": 0.88}, TABLE),
+    Setting("recall", "recency_half_life_days", 365.0, POSITIVE),
+    Setting("recall", "recency_max_boost", 1.08, POSITIVE),
+    Setting(
+        "recall",
+        "weights",
+        {"title": 6.0, "tags": 4.0, "body": 1.0, "files_touched": 3.0},
+        TABLE,
+    ),
+    Setting("digest", "budget_chars", 6000, COUNT, low=600, high=100_000),
+    # Agent hooks (docs/agents/index.md): what `lore hook` injects and what it starts.
+    Setting("hooks", "session_start", True, BOOL),
+    Setting("hooks", "prompt", False, BOOL),
+    Setting("hooks", "prompt_min_score", 10.0, NUMBER, low=0, high=1e6),
+    Setting("hooks", "prompt_max_notes", 3, COUNT, low=1, high=3),
+    Setting("hooks", "prompt_snippet_chars", 240, COUNT, low=60, high=600),
+    Setting("hooks", "sync_interval_minutes", 30.0, POSITIVE),
+    Setting("hooks", "sync_timeout_seconds", 120.0, POSITIVE),
+    Setting("curator", "max_body_words", 250, COUNT, low=1),
+    Setting("curator", "max_title_chars", 120, COUNT, low=1),
+    Setting("curator", "allow_extra_fields", False, BOOL),
+    Setting("curator", "allowed_link_domains", ["github.com"], STRINGS),
+    Setting("curator", "allowed_placeholders", [], STRINGS),
+    Setting("curator", "near_duplicate_threshold", 0.6, POSITIVE, high=1),
+    # The optional model review (docs/curator.md), off by default; its reader checks
+    # the text values (provider names, endpoints, variable names).
+    Setting("curator.semantic", "enabled", False, BOOL),
+    Setting("curator.semantic", "provider", "openai", TEXT),
+    Setting("curator.semantic", "model", "", TEXT),
+    Setting("curator.semantic", "endpoint", "", TEXT),
+    Setting("curator.semantic", "api_key_env", "LORE_SEMANTIC_API_KEY", TEXT),
+    Setting("curator.semantic", "timeout_seconds", 30.0, POSITIVE, high=300),
+    Setting("curator.semantic", "max_related", 8, COUNT, low=0, high=50),
+    # The gardener (`lore garden`, docs/keeping-the-vault-true.md).
+    Setting("garden", "archive_superseded_after_days", 90, COUNT),
+    Setting("garden", "low_confidence_max_age_days", 180, COUNT),
+    Setting("garden", "remove_unused_taxonomy", True, BOOL),
+)
+
+
+def settings_of(section: str) -> dict[str, Setting]:
+    """The table's entries for one section (`"curator.semantic"` for a sub-table)."""
+    return {s.key: s for s in SETTINGS if s.section == section}
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def accepts(setting: Setting, value: object) -> bool:
+    """Whether `value` is a value of `setting` exactly as written (the curator's check)."""
+    kind = setting.kind
+    if kind == BOOL:
+        return isinstance(value, bool)
+    if kind == COUNT:
+        return (
+            isinstance(value, int)
+            and not isinstance(value, bool)
+            and setting.low <= value <= setting.high
+        )
+    if kind in (NUMBER, POSITIVE):
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            return False
+        above_low = value > 0 if kind == POSITIVE else value >= setting.low
+        return above_low and value <= setting.high
+    if kind == STRINGS:
+        return isinstance(value, list) and all(isinstance(item, str) and item for item in value)
+    if kind == TABLE:
+        return isinstance(value, dict) and all(
+            key in setting.default and _is_number(item) and item > 0 for key, item in value.items()
+        )
+    return isinstance(value, str)
+
+
+def expected(setting: Setting) -> str:
+    """What `setting` accepts, as the end of a sentence: "must be ..."."""
+    kind = setting.kind
+    if kind == BOOL:
+        return "true or false"
+    if kind == COUNT:
+        if setting.high >= 1e9:
+            return "a positive whole number" if setting.low == 1 else "a whole number"
+        return f"a whole number from {setting.low:g} to {setting.high:g}"
+    if kind == NUMBER:
+        return f"a number from {setting.low:g} to {setting.high:g}"
+    if kind == POSITIVE:
+        if setting.high >= 1e9:
+            return "a number above 0"
+        return f"a number above 0 and at most {setting.high:g}"
+    if kind == STRINGS:
+        return "a list of strings"
+    if kind == TABLE:
+        names = ", ".join(setting.default)
+        return f"a table of positive numbers for {names}"
+    return "a string"
+
+
+def as_toml(value: object) -> str:
+    """A default as it would be written in lore.toml (for "Set key = value." fixes)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, list):
+        return "[" + ", ".join(as_toml(item) for item in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {as_toml(v)}" for k, v in value.items()) + " }"
+    return str(value)
+
+
+def value_of(setting: Setting, value: object) -> Any:
+    """The value lore uses for `setting` when `lore.toml` says `value` (or nothing)."""
+    kind = setting.kind
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if kind == POSITIVE and value > 0:
+            return min(setting.high, float(value))
+        if kind == NUMBER:
+            return max(setting.low, min(setting.high, float(value)))
+        if kind == COUNT and isinstance(value, int):
+            return int(max(setting.low, min(setting.high, value)))
+        return _copy(setting.default)
+    if kind == TABLE and isinstance(value, dict):
+        table = dict(setting.default)
+        for key, item in value.items():
+            if key in table and _is_number(item) and item > 0:
+                table[key] = float(item)
+        return table
+    if value is not None and accepts(setting, value):
+        return _copy(value)
+    return _copy(setting.default)
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return dict(value)
+    if isinstance(value, list):
+        return list(value)
+    return value
+
+
+def section_values(settings: dict[str, Any], section: str) -> dict[str, Any]:
+    """Every key of `section` with the value lore uses (defaults fill in the rest).
+
+    `settings` is `lore.toml` as parsed (or as the index stored it); a sub-table is
+    named with a dot (`"curator.semantic"`).
+    """
+    raw: Any = settings
+    for part in section.split("."):
+        raw = raw.get(part) if isinstance(raw, dict) else None
+    if not isinstance(raw, dict):
+        raw = {}
+    return {key: value_of(setting, raw.get(key)) for key, setting in settings_of(section).items()}
+
+
+def defaults() -> dict[str, Any]:
+    """The whole table as nested sections of default values."""
+    tree: dict[str, Any] = {}
+    for setting in SETTINGS:
+        node = tree
+        for part in setting.section.split("."):
+            node = node.setdefault(part, {})
+        node[setting.key] = _copy(setting.default)
+    return tree
+
+
+def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def parse_settings(text: str | None, path: str = SETTINGS_FILE) -> dict[str, Any]:
+    """`lore.toml` as written, over the defaults; raises `UsageError` for bad TOML.
+
+    Values are not checked here: readers take them through `section_values`.
+    """
+    if not text:
+        return defaults()
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{path}: not valid TOML ({exc}).", fix="Fix the line it names.") from None
+    return _merge(defaults(), data)
+
+
+def recall_settings(settings: dict[str, Any]) -> dict[str, Any]:
+    """The `[recall]` section with every value checked, so a typo cannot break ranking."""
+    return section_values(settings, "recall")
