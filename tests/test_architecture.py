@@ -22,7 +22,7 @@ SRC = Path(__file__).resolve().parent.parent / "src" / "lore"
 # Lowest first. A module may import from its own layer and the layers above it here.
 LAYERS: list[set[str]] = [
     {"errors", "sanitize", "clock", "record", "files", "__init__"},
-    {"paths", "config", "yamlio", "settings"},
+    {"paths", "config", "yamlio", "vaults"},
     {"note"},
     {"taxonomy"},
     {"vault"},

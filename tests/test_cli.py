@@ -184,7 +184,18 @@ def test_vault_by_registered_name(
     assert main(["show", "scope--topic--2026-01-01", "--vault", "team", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["id"] == "scope--topic--2026-01-01"
     assert main(["show", "scope--topic--2026-01-01", "--vault", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert "no vault registered as 'nope'" in err and "Registered: other, team." in err
+    assert main(["show", "scope--topic--2026-01-01", "--vault", "gone/nope"]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_a_vault_path_that_is_a_file_says_so(
+    make_vault: Callable[..., Vault], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = make_vault({"scope--topic--2026-01-01": note_text()})
+    assert main(["show", "scope--topic--2026-01-01", "--vault", str(vault.root / "README.md")]) == 2
+    assert "is a file, not a vault folder" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("output", ["--json", "--explain"])

@@ -9,9 +9,6 @@ import os
 import sys
 from pathlib import Path
 
-from lore.errors import VaultError
-from lore.record import Record
-
 INDEX_DIR = ".lore"
 INDEX_FILE = "index.db"
 NOTES_DIR = "notes"
@@ -56,64 +53,3 @@ def log_dir() -> Path:
 
 def index_path(vault_root: Path) -> Path:
     return vault_root / INDEX_DIR / INDEX_FILE
-
-
-class VaultLocation(Record):
-    __slots__ = ("how", "name", "root")
-
-    def __init__(self, root: Path, name: str, how: str) -> None:
-        self.root = root
-        self.name = name
-        self.how = how  # which rule found it: flag, env, config
-
-
-def resolve_vault(flag: str | None = None) -> VaultLocation:
-    """Find the vault to use, or raise `VaultError` saying how to name one.
-
-    `flag` is a folder, or the name of a vault registered in the user config.
-    """
-    if flag:
-        if not Path(flag).expanduser().exists() and "/" not in flag:
-            from lore.config import load_config
-
-            config = load_config()
-            entry = config.vaults.get(flag)
-            if entry is not None:
-                return _checked(
-                    Path(entry.path), f"the vault '{flag}' in {config.path}", "config", name=flag
-                )
-        return _checked(Path(flag), "--vault", "flag")
-    env = os.environ.get("LORE_VAULT")
-    if env:
-        return _checked(Path(env), "LORE_VAULT", "env")
-    from lore.config import load_config
-
-    config = load_config()
-    entry = config.default_vault()
-    if entry is not None:
-        return _checked(
-            Path(entry.path),
-            f"the vault '{entry.name}' in {config.path}",
-            "config",
-            name=entry.name,
-        )
-    raise VaultError(
-        "No vault is configured.",
-        fix="Pass --vault PATH, set LORE_VAULT, or try `lore demo` to create a demo vault.",
-    )
-
-
-def _checked(path: Path, source: str, how: str, name: str | None = None) -> VaultLocation:
-    root = path.expanduser()
-    if not root.is_dir():
-        raise VaultError(
-            f"The vault folder {root} (from {source}) does not exist.",
-            fix="Check the path, or create a vault with `lore init`.",
-        )
-    if not (root / NOTES_DIR).is_dir() and not (root / "_taxonomy.md").is_file():
-        raise VaultError(
-            f"{root} (from {source}) is not a lore vault: it has no notes/ folder "
-            "and no _taxonomy.md.",
-            fix="Point at the vault's top folder.",
-        )
-    return VaultLocation(root.resolve(), name or root.resolve().name, how)

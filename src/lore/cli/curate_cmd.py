@@ -72,20 +72,11 @@ def register(subparsers: Any, name: str, help_text: str) -> None:
     parser.set_defaults(handler=run)
 
 
-def _looks_like_vault(folder: Path) -> bool:
-    return (folder / "notes").is_dir() or (folder / "_taxonomy.md").is_file()
-
-
 def _vault_root(flag: str | None) -> Path:
     """--vault, then $LORE_VAULT, then the current folder if it is a vault, then the config."""
-    from lore.paths import resolve_vault
+    from lore.vaults import one_vault
 
-    if flag or os.environ.get("LORE_VAULT"):
-        return resolve_vault(flag).root
-    here = Path.cwd()
-    if _looks_like_vault(here):
-        return here.resolve()
-    return resolve_vault(None).root
+    return one_vault(flag, here=Path.cwd()).root
 
 
 def run(args: argparse.Namespace) -> int:

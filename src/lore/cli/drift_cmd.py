@@ -69,10 +69,10 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from lore.errors import UsageError
-    from lore.paths import resolve_vault
     from lore.team.drift import find_drift, propose_drift
+    from lore.vaults import one_vault
 
-    vault = resolve_vault(args.vault).root
+    vault = one_vault(args.vault).root
     if args.resume:
         from lore.cli.output import console, print_json, safe
         from lore.team.proposals import resume_change

@@ -52,11 +52,11 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.paths import resolve_vault
     from lore.team.garden import audit, propose_garden
     from lore.team.proposals import resume_change
+    from lore.vaults import one_vault
 
-    vault = resolve_vault(args.vault)
+    vault = one_vault(args.vault)
     if args.resume:
         _show_outcome(resume_change(vault.root, args.resume, timeout=args.timeout), args.json)
         return ExitCode.OK

@@ -34,9 +34,9 @@ def run(args: argparse.Namespace) -> int:
     from lore.cli.output import DelayedProgress
     from lore.index.build import IndexUnavailable, open_index
     from lore.index.status import index_report, integrity_problems
-    from lore.paths import resolve_vault
+    from lore.vaults import one_vault
 
-    vault = resolve_vault(args.vault)
+    vault = one_vault(args.vault)
     progress = DelayedProgress("Indexing notes")
     try:
         conn, state = open_index(vault.root, rebuild=args.rebuild, progress=progress)

@@ -242,10 +242,10 @@ def _home_relative(path: Path) -> str:
 def _warn_without_vault() -> None:
     from lore.cli.output import notice
     from lore.errors import LoreError
-    from lore.paths import resolve_vault
+    from lore.vaults import one_vault
 
     try:
-        resolve_vault(None)
+        one_vault(None)
     except LoreError:
         notice(
             "No vault is configured yet, so the hooks will stay silent: "

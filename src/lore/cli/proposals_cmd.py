@@ -34,10 +34,10 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from lore.team.proposal_list import list_proposals
-    from lore.team.registry import selected_vaults
+    from lore.vaults import chosen_vaults
 
     listings = [
-        (name, list_proposals(root)) for name, root in selected_vaults(args.vault, args.names)
+        (ref.name, list_proposals(ref.root)) for ref in chosen_vaults(args.vault, args.names)
     ]
     if args.json:
         from lore.cli.output import print_json

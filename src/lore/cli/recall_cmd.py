@@ -83,8 +83,9 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from lore.recall.model import RecallRequest
-    from lore.recall.multi import recall_many, vaults_to_search
+    from lore.recall.multi import recall_many
     from lore.vault.git import current_repo_name
+    from lore.vaults import search_vaults
 
     query = " ".join(args.query).strip()
     if not query:
@@ -93,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         )
     if not 1 <= args.limit <= 1000:
         raise UsageError(f"--limit must be between 1 and 1000, not {args.limit}.")
-    vaults = vaults_to_search(args.vault)
+    vaults = search_vaults(args.vault)
     repo = args.repo if args.repo is not None else current_repo_name(Path.cwd())
     request = RecallRequest(
         query=query,

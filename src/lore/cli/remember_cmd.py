@@ -211,9 +211,10 @@ def _from_editor(args: argparse.Namespace) -> tuple[Any, Path | None]:
     import time
 
     from lore.files import write_atomic
-    from lore.paths import lore_home, resolve_vault
+    from lore.paths import lore_home
     from lore.taxonomy import parse_taxonomy
     from lore.team.draft import editor_template, input_from_note_file
+    from lore.vaults import one_vault
 
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError(
@@ -221,7 +222,7 @@ def _from_editor(args: argparse.Namespace) -> tuple[Any, Path | None]:
             fix="Use --title/--type/--tag/--what, --from-file PATH or --stdin (JSON); "
             "in a terminal, `lore remember` alone opens $EDITOR.",
         )
-    vault = resolve_vault(args.vault)
+    vault = one_vault(args.vault)
     try:
         taxonomy = parse_taxonomy((vault.root / "_taxonomy.md").read_text(encoding="utf-8"))
         types = list(taxonomy.types)
@@ -251,7 +252,7 @@ def _from_editor(args: argparse.Namespace) -> tuple[Any, Path | None]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.paths import resolve_vault
+    from lore.vaults import one_vault
 
     if args.timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds.")
@@ -273,7 +274,7 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.json and not (args.yes or args.dry_run):
         raise UsageError("--json needs --yes or --dry-run: it cannot ask for confirmation.")
-    vault = resolve_vault(args.vault)
+    vault = one_vault(args.vault)
     from lore.team.proposals import discard, start_proposal, submit
 
     proposal = start_proposal(vault.root, data, timeout=args.timeout)
@@ -315,10 +316,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _resume(args: argparse.Namespace) -> int:
-    from lore.paths import resolve_vault
     from lore.team.proposals import resume
+    from lore.vaults import one_vault
 
-    vault = resolve_vault(args.vault)
+    vault = one_vault(args.vault)
     try:
         outcome = resume(vault.root, args.resume, force=args.force, timeout=args.timeout)
     except ProposalError as exc:

@@ -47,10 +47,10 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.paths import resolve_vault
     from lore.team import review
+    from lore.vaults import one_vault
 
-    vault = resolve_vault(args.vault)
+    vault = one_vault(args.vault)
     wants_action = args.approve or args.merge or args.request_changes is not None
     if args.target is None:
         if wants_action:

@@ -27,8 +27,8 @@ def register(sub: Any, name: str, help_text: str) -> None:
 def run(args: argparse.Namespace) -> int:
     from lore.index.notes import get_note, similar_ids
     from lore.note.ids import MAX_ID_LENGTH
-    from lore.paths import resolve_vault
     from lore.sanitize import sanitize_markdown
+    from lore.vaults import one_vault
 
     note_id = args.id.strip()
     if note_id.endswith(".md"):
@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(
             f"'{note_id[:80]}' is not a note id.", fix="Ids look like scope--topic--2026-11-02."
         )
-    vault = resolve_vault(args.vault)
+    vault = one_vault(args.vault)
     found = get_note(vault.root, note_id)
     if found is None:
         close = similar_ids(vault.root, note_id)

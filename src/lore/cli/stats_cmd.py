@@ -38,12 +38,12 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.paths import resolve_vault
     from lore.team.stats import vault_stats
+    from lore.vaults import one_vault
 
     if not 1 <= args.weeks <= 520:
         raise UsageError("--weeks must be between 1 and 520.")
-    vault = resolve_vault(args.vault)
+    vault = one_vault(args.vault)
     stats = vault_stats(vault.root, weeks=args.weeks)
     if args.json:
         from lore.cli.output import print_json

@@ -51,13 +51,13 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.team.registry import selected_vaults
     from lore.team.sync import sync_vaults
+    from lore.vaults import chosen_vaults
 
     if args.timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds.")
     try:
-        vaults = selected_vaults(args.vault, args.names)
+        vaults = chosen_vaults(args.vault, args.names)
     except LoreError as exc:
         if args.quiet:  # from a hook: no vault is nothing to say
             return int(exc.exit_code)

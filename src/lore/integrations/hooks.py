@@ -18,8 +18,8 @@ from lore.integrations.digest import DigestSource, cached_digest
 from lore.integrations.events import decode_payload, parse_event, render_output, supports
 from lore.integrations.hook_index import IndexView, open_view
 from lore.integrations.launcher import launch_once
-from lore.integrations.vaults import VaultRef, hook_vaults
 from lore.vault.settings import section_values
+from lore.vaults import VaultRef, hook_vaults
 
 INDEX_REFRESH_INTERVAL_S = 60.0
 INDEX_REFRESH_TIMEOUT_S = 900.0

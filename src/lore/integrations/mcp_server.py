@@ -64,10 +64,10 @@ class VaultTools:
         self.cwd = cwd
 
     def _root(self) -> tuple[Path, str]:
-        from lore.paths import resolve_vault
+        from lore.vaults import one_vault
 
         try:
-            location = resolve_vault(self.vault_flag)
+            location = one_vault(self.vault_flag)
         except LoreError as exc:
             raise ToolError(str(exc)) from None
         return location.root, location.name

@@ -1,17 +1,14 @@
 """Recall across several vaults: a team vault and an org-wide one, searched together.
 
-`--vault PATH` (or the name of a registered vault) or `$LORE_VAULT` names one
-vault. Otherwise every vault registered in
-the user config is searched (the default first, then by priority), each through its
-own index, and the hits are merged by score and labelled with their vault. BM25
-scores from different indexes are close enough to interleave: each is computed with
-the same weights and boosts. The vault list comes from `lore.config.configured_vaults`,
-which keeps the recall path free of a TOML parser.
+`lore.vaults.search_vaults` says which vaults to search (one named vault, or every
+registered one, the default first); each is searched through its own index, and
+the hits are merged by score and labelled with their vault. BM25 scores from
+different indexes are close enough to interleave: each is computed with the same
+weights and boosts.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from lore.errors import VaultError
@@ -19,6 +16,7 @@ from lore.recall import engine
 from lore.recall.model import Hit, RecallRequest, RecallResult
 from lore.recall.query import QueryPlan
 from lore.record import Record
+from lore.vaults import VaultRef
 
 
 class SearchedVault(Record):
@@ -57,33 +55,12 @@ class MultiResult(Record):
         self.notices = notices
 
 
-def vaults_to_search(flag: str | None) -> list[tuple[str, Path]]:
-    """(name, folder) of every vault to search, in order; raises `VaultError` for none."""
-    from lore.paths import resolve_vault
-
-    if flag and not Path(flag).expanduser().exists():
-        from lore.config import configured_vaults
-
-        named = [entry for entry in configured_vaults() if entry.name == flag]
-        if named:  # `--vault team`: a registered vault by name
-            return [(named[0].name, Path(named[0].path))]
-    if flag or os.environ.get("LORE_VAULT"):
-        location = resolve_vault(flag)
-        return [(location.name, location.root)]
-    from lore.config import configured_vaults
-
-    entries = configured_vaults()
-    if not entries:
-        location = resolve_vault(None)  # raises the usual "no vault is configured"
-        return [(location.name, location.root)]
-    return [(entry.name, Path(entry.path)) for entry in entries]
-
-
-def recall_many(vaults: list[tuple[str, Path]], request: RecallRequest) -> MultiResult:
+def recall_many(vaults: list[VaultRef], request: RecallRequest) -> MultiResult:
     results: list[tuple[str, Path, RecallResult]] = []
     notices: list[str] = []
     several = len(vaults) > 1
-    for name, root in vaults:
+    for ref in vaults:
+        name, root = ref.name, ref.root
         if not root.is_dir():
             if not several:
                 raise VaultError(

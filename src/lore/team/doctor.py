@@ -19,10 +19,11 @@ from lore import __version__
 from lore.config import load_config
 from lore.errors import LoreError
 from lore.index.schema import fts5_available
-from lore.paths import config_path, index_path, log_dir, lore_home, resolve_vault
+from lore.paths import config_path, index_path, log_dir, lore_home
 from lore.team.vault_state import VaultState, vault_states
 from lore.vault import gh, git
 from lore.vault.remote import github_repo
+from lore.vaults import one_vault
 
 
 @dataclass
@@ -102,7 +103,7 @@ def diagnose(*, vault_flag: str | None = None, network: bool = True) -> DoctorRe
     except LoreError as exc:
         checks.append(Check("config", exc.message, False, exc.fix))
     try:
-        location = resolve_vault(vault_flag)
+        location = one_vault(vault_flag)
         report.paths["vault"] = str(location.root)
         report.paths["index"] = str(index_path(location.root))
         checks.append(Check("vault", f"{location.name} at {location.root} (from {location.how})"))

@@ -1,18 +1,18 @@
 """Registering vaults in the user config, and the list of vaults a command works on.
 
 `register` adds or updates one vault in the config (written atomically); the first
-vault registered becomes the default. `selected_vaults` turns `--vault`,
-`$LORE_VAULT`, vault names or "every registered vault" into (name, folder) pairs.
+vault registered becomes the default. Which vaults a command uses is decided in
+`lore.vaults`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from lore.config import Config, VaultEntry, check_vault_name, load_config, save_config
-from lore.errors import UsageError, VaultError
+from lore.errors import UsageError
 from lore.files import FileLock, LockTimeout
 from lore.note.ids import slugify
 from lore.paths import config_path
@@ -106,29 +106,3 @@ def set_default(name: str) -> Config:
         config.default = name
         save_config(config)
     return config
-
-
-def selected_vaults(flag: str | None, names: Sequence[str] = ()) -> list[tuple[str, Path]]:
-    """The vaults a command acts on: `--vault`, `$LORE_VAULT`, the named ones, or all."""
-    import os
-
-    from lore.paths import resolve_vault
-
-    if flag or (os.environ.get("LORE_VAULT") and not names):
-        location = resolve_vault(flag)
-        return [(location.name, location.root)]
-    config = load_config()
-    if names:
-        missing = [name for name in names if name not in config.vaults]
-        if missing:
-            raise UsageError(
-                f"No vault is registered as '{missing[0]}'.", fix="`lore vaults` lists them."
-            )
-        return [(name, Path(config.vaults[name].path)) for name in names]
-    if not config.vaults:
-        raise VaultError(
-            "No vault is registered.",
-            fix="Connect your team's vault with `lore connect OWNER/REPO`, or create one "
-            "with `lore init`.",
-        )
-    return [(entry.name, Path(entry.path)) for entry in config.ordered()]

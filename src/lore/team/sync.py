@@ -24,6 +24,7 @@ from lore.paths import INDEX_DIR
 from lore.vault import gh, git
 from lore.vault.remote import RemoteError
 from lore.vault.remote import fetch as fetch_remote
+from lore.vaults import VaultRef
 
 STATE_FILE = "sync.json"
 LOCK_FILE = "sync.lock"
@@ -292,12 +293,12 @@ def _why_blocked(
 
 
 def sync_vaults(
-    vaults: list[tuple[str, Path]], *, timeout: float = DEFAULT_TIMEOUT, wait: bool = True
+    vaults: list[VaultRef], *, timeout: float = DEFAULT_TIMEOUT, wait: bool = True
 ) -> list[SyncResult]:
     results = []
-    for name, root in vaults:
+    for ref in vaults:
         try:
-            results.append(sync_vault(name, root, timeout=timeout, wait=wait))
+            results.append(sync_vault(ref.name, ref.root, timeout=timeout, wait=wait))
         except LoreError as exc:
-            results.append(SyncResult(name, str(root), "error", exc.message, fix=exc.fix))
+            results.append(SyncResult(ref.name, str(ref.root), "error", exc.message, fix=exc.fix))
     return results
