@@ -122,6 +122,8 @@ def test_json_on_stdin_for_agents(
         ({"title": "x", "tgas": ["a/b"]}, "unknown key 'tgas'"),
         ({"title": "x", "tags": "tool/x", "what": 3}, "'what' must be a string"),
         ({"title": "x", "tags": [1]}, "'tags' must be a list of strings"),
+        ({"title": "x", "tags": "tool/x"}, "'tags' must be a list of strings"),
+        ({"title": "x", "supersedes": "a--b--2026-01-01"}, "'supersedes' must be a list"),
         ([1, 2], "must be an object"),
     ],
 )

@@ -111,10 +111,13 @@ def input_from_json(text: str, source: str = "stdin") -> NoteInput:
         value = data.get(key)
         if value is None:
             continue
-        if isinstance(value, str):
+        if isinstance(value, str) and key == "repo":  # one repository may be a plain string
             value = [value]
         if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-            raise UsageError(f"{source}: '{key}' must be a list of strings.")
+            raise UsageError(
+                f"{source}: '{key}' must be a list of strings.",
+                fix=f'Write it as "{key}": ["…"].',
+            )
         values[key] = [item.strip() for item in value if item.strip()]
     return NoteInput(**values)
 
@@ -199,6 +202,12 @@ def default_scope(data: NoteInput) -> str:
     return "org"
 
 
+def _without_secrets(text: str) -> str:
+    from lore.curator.secrets import redact, scan_secrets
+
+    return redact(text, {match.value for match in scan_secrets(text)})
+
+
 def build_note(data: NoteInput, *, author: str | None, today: date | None = None) -> Note:
     """The note this input describes, with its id (not yet checked for uniqueness)."""
     if not data.title.strip():
@@ -224,8 +233,11 @@ def build_note(data: NoteInput, *, author: str | None, today: date | None = None
             "hyphens; leave it out and lore makes one from the title.",
         )
     if not note_id:
-        scope = default_scope(data)
-        topic = slugify(data.title)
+        # The id names a branch, a worktree and a file on disk, and is echoed in every
+        # output: a secret in the title or scope must not reach it (the scan refuses the
+        # note later; the id it is refused under carries only the mask).
+        scope = _without_secrets(default_scope(data))
+        topic = slugify(_without_secrets(data.title))
         prefix = slugify(scope, 3) + "-"
         if topic.startswith(prefix) and len(topic) > len(prefix):
             topic = topic[len(prefix) :]  # `alembic--migrations-…`, not `alembic--alembic-…`
