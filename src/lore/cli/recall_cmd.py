@@ -105,6 +105,10 @@ def run(args: argparse.Namespace) -> int:
         include_inactive=args.include_inactive,
         explain=args.explain,
     )
+    if request.types or args.repo:
+        from lore.recall.filters import check_filters
+
+        check_filters(vaults, request.types, request.repo if args.repo else None)
     result = recall_many(vaults, request)
     if args.json:
         from lore.cli.output import print_json

@@ -39,6 +39,13 @@ class Finding:
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.line or 0, 0 if self.is_error else 1, self.rule, self.message)
 
+    def sentences(self) -> str:
+        """The message and the suggestion as two sentences, for output on one line."""
+        text = _as_sentence(self.message)
+        if self.suggestion:
+            text += " " + _as_sentence(self.suggestion)
+        return text
+
     def to_json(self) -> dict[str, Any]:
         """The finding as DESIGN §3 prints it; its texts quote notes, so they are sanitized."""
         return {
@@ -52,6 +59,11 @@ class Finding:
 
     def with_text(self, message: str, suggestion: str | None) -> Finding:
         return replace(self, message=message, suggestion=suggestion)
+
+
+def _as_sentence(text: str) -> str:
+    text = text.strip()
+    return text if text.endswith((".", "!", "?", "…")) else text + "."
 
 
 def from_problem(problem: Problem, *, path: str, severity: str | None = None) -> Finding:

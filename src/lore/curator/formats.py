@@ -66,9 +66,7 @@ def annotation(finding: Finding) -> str:
 
 def plain_line(finding: Finding) -> str:
     where = f"{finding.path}:{finding.line}" if finding.line else (finding.path or "-")
-    text = f"{finding.severity} {where} {finding.rule}: {finding.message}"
-    if finding.suggestion:
-        text += f" {finding.suggestion}"
+    text = f"{finding.severity} {where} {finding.rule}: {finding.sentences()}"
     return sanitize_field(text, 2000)
 
 

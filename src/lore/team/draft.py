@@ -122,9 +122,31 @@ def input_from_json(text: str, source: str = "stdin") -> NoteInput:
     return NoteInput(**values)
 
 
+def _with_date(raw: bytes, today: date | None = None) -> bytes:
+    """The file with `date:` set to today when its frontmatter has none (or an empty one)."""
+    text = raw.decode("utf-8-sig", "surrogateescape").replace("\r\n", "\n")
+    lines = text.split("\n")
+    if not lines or lines[0].strip() != "---" or "---" not in [x.strip() for x in lines[1:]]:
+        return raw
+    end = 1 + [x.strip() for x in lines[1:]].index("---")
+    day = f"date: {(today or clock.today()).isoformat()}"
+    keys = [line.split(":", 1)[0].strip() for line in lines[1:end]]
+    if "date" not in keys:
+        lines.insert(end, day)
+    else:
+        index = 1 + keys.index("date")
+        if lines[index].split(":", 1)[1].strip():
+            return raw
+        lines[index] = day
+    return "\n".join(lines).encode("utf-8", "surrogateescape")
+
+
 def input_from_note_file(raw: bytes, path: str) -> NoteInput:
-    """A note file written by hand (or in the editor): its fields and body, as they are."""
-    report = inspect_note(raw, f"notes/{path.rsplit('/', 1)[-1]}")
+    """A note file written by hand (or in the editor): its fields and body, as they are.
+
+    A missing `date:` is today's date, as for the other inputs.
+    """
+    report = inspect_note(_with_date(raw), f"notes/{path.rsplit('/', 1)[-1]}")
     if report.note is None:
         problems = [p for p in report.problems if p.severity == "error"] or report.problems
         for problem in problems:
