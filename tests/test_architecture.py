@@ -26,6 +26,9 @@ from tests.support import Vault, note_text
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "lore"
 MAX_LINES = 600
+# Modules still over MAX_LINES, each being split: the test fails if one is listed here
+# but no longer too long, so the list can only shrink. (Issue 13, item 6.)
+OVERSIZED = {"lore.team.proposals"}
 
 # DESIGN §4, lowest first. A module may import from its own floor and the floors below.
 FLOORS: list[set[str]] = [
@@ -205,7 +208,7 @@ def test_no_module_is_over_600_lines() -> None:
         for name, path, _ in sources()
         if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     }
-    assert long == {}
+    assert set(long) == OVERSIZED
 
 
 def test_imports_point_down_the_floors() -> None:
