@@ -14,7 +14,7 @@ import sys
 
 from lore.integrations.agents import AGENT_NAMES
 
-TYPE_CHECKING = False  # typing costs 3 ms at start-up; mypy reads the block
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
@@ -80,7 +80,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace | None:
 
 def sync_command() -> list[str] | None:
     """`python -m lore sync --quiet` once `lore sync` exists; until then nothing to sync."""
-    from lore.cli.main import COMMANDS
+    from lore.cli.commands import COMMANDS
 
     if "sync" not in COMMANDS:
         return None

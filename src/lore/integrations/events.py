@@ -26,7 +26,7 @@ from pathlib import Path
 from lore.integrations.agents import AGENTS, CAMEL, LORE_EVENTS, NESTED, SNAKE
 from lore.record import Record
 
-TYPE_CHECKING = False  # typing costs 3 ms at start-up; mypy reads the block
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
