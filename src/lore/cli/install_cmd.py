@@ -9,6 +9,10 @@ from typing import Any
 from lore.errors import ExitCode, UsageError
 from lore.integrations.agents import AGENT_NAMES, AGENTS
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from lore.integrations.install.ownership import Launcher
+
 
 def _where() -> str:
     """Each agent's files at user level, from the agents table."""
@@ -111,7 +115,7 @@ def _project_root(args: argparse.Namespace) -> Path | None:
     return found[0] if found else cwd
 
 
-def _launcher() -> Any:
+def _launcher() -> Launcher:
     from lore.integrations.install.ownership import current_launcher
 
     return current_launcher()
@@ -207,7 +211,8 @@ def _check(agent: str | None, project: Path | None, as_json: bool) -> int:
         print_json(
             {
                 "version": 1,
-                "command": launcher.text,
+                "command": " ".join(launcher.argv),
+                "agent_command": launcher.text,
                 "results": [
                     {
                         "agent": name,
@@ -224,7 +229,10 @@ def _check(agent: str | None, project: Path | None, as_json: bool) -> int:
     from lore.cli.output import console, safe
 
     out = console()
-    out.print(f"lore runs as: {safe(launcher.text)}", soft_wrap=True)
+    out.print(
+        f"lore runs as: {safe(' '.join(launcher.argv))} (agents are told: {safe(launcher.text)})",
+        soft_wrap=True,
+    )
     current = None
     for name, scope, status in rows:
         if (name, scope) != current:
