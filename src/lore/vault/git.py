@@ -1,9 +1,10 @@
 """Plain `git` through subprocess: the fast plumbing the index and recall need.
 
-Each call costs one process (1–2 ms). Inherited `GIT_*` variables are dropped so a
-hook running inside another repository's git operation cannot redirect us, and git
-never prompts. HEAD and remotes are read straight from the files when that is safe,
-which costs no process at all.
+Each call costs one process (1–2 ms). Of the inherited `GIT_*` variables only those
+that point git at another repository are dropped (`git_env`), so a hook running inside
+another repository's git operation cannot redirect us while the user's identity, SSH,
+askpass and config settings still reach git; and git never prompts. HEAD and remotes
+are read straight from the files when that is safe, which costs no process at all.
 """
 
 from __future__ import annotations
@@ -23,8 +24,30 @@ GIT_TIMEOUT = 60.0
 _SHA = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
 
 
+# Inherited variables that point git at another repository: set by a git hook or an
+# alias lore runs under, they would make lore read or write that repository instead.
+# Everything else the user or CI set on purpose reaches git: identity (GIT_AUTHOR_*,
+# GIT_COMMITTER_*), SSH and askpass, GIT_CONFIG_*, proxies and certificates.
+REDIRECTING = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_PREFIX",
+    "GIT_NAMESPACE",
+    "GIT_QUARANTINE_PATH",
+)
+
+
 def git_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    """The environment of every git lore runs: the user's own, less `REDIRECTING`.
+
+    git never prompts (`GIT_TERMINAL_PROMPT=0`; askpass helpers still answer) and takes
+    no optional locks, so a background `lore sync` never gets in the user's way.
+    """
+    env = {key: value for key, value in os.environ.items() if key not in REDIRECTING}
     env["GIT_TERMINAL_PROMPT"] = "0"
     env["GIT_OPTIONAL_LOCKS"] = "0"
     env.setdefault("LC_ALL", "C")
