@@ -48,6 +48,7 @@ from git.exc import GitCommandError, GitCommandNotFound, InvalidGitRepositoryErr
 from git.remote import PushInfo, RemoteProgress
 
 from lore.errors import GitError
+from lore.sanitize import one_line
 from lore.vault.git import GIT_TIMEOUT, REDIRECTING, git_env, last_message, remote_url
 from lore.vault.remote import NETWORK_TIMEOUT, RemoteError, classify_failure, credential_config
 
@@ -284,12 +285,12 @@ def push_branch(
     refused = [info for info in pushed if info.flags & PushInfo.ERROR]
     if refused or not pushed:
         summary = refused[0].summary.strip() if refused else "the remote reported nothing"
-        said = [
-            line.strip()
+        said = [  # the remote's own words are data: one clean line each
+            one_line(line.removeprefix("remote:")).rstrip(".")
             for line in progress.other_lines
             if line.startswith("remote:") and line.removeprefix("remote:").strip()
         ]
-        detail = f"{summary}: {said[-1]}" if said else summary
+        detail = f'{summary}; the remote said "{said[-1]}"' if said else summary
         raise RemoteError(
             f"{what} failed: {detail}",
             kind="rejected" if refused else "failed",
