@@ -1,8 +1,8 @@
 """Time `lore remember` as a whole process: a dry run, and a real proposal to a local remote.
 
-    python bench/bench_remember.py                  # 1,000 notes, 9 runs each
-    python bench/bench_remember.py --notes 10000 --runs 5 --label after
-    python bench/bench_remember.py --src ../main/src --label before   # another checkout's code
+    python bench/bench_remember.py                       # 1,000 notes, 9 runs each
+    python bench/bench_remember.py --notes 10000 --runs 5
+    python bench/bench_remember.py --baseline /tmp/old/src   # and another version's code
 
 A synthetic vault (bench/synth.py) is pushed to a local bare repository and cloned,
 as a teammate's checkout. Then, with medians over the runs:
@@ -12,11 +12,15 @@ as a teammate's checkout. Then, with medians over the runs:
 - `lore remember --yes --json …` with a new title each run: the same, then the commit,
   the push of the branch to the bare repository, and the clean-up. The remote is a
   local path, not GitHub, so no pull request is opened and `gh` is never called;
-- `python -c "import git"` from the same interpreter: what GitPython costs to import.
+- `python -c "import git"` and `python -c pass` from the same interpreter: what
+  GitPython costs to import, and the floor.
 
-The remote's refs are reset between real runs, so each run pushes one new branch to a
-remote of the same size. Results go to bench/results/remember-<notes>[-label].json and
-a table on stdout.
+With `--baseline SRC`, the same runs go through that `src` folder's lore as well
+(`python -m lore` with it first on PYTHONPATH, this interpreter's packages), each run
+right after this code's, so both see the same load on a busy machine. Each version has
+its own clone; the remote's `lore/` branches are deleted after each real run, so every
+run pushes one new branch to a remote of the same size. Results go to
+bench/results/remember-<notes>.json and a table on stdout.
 """
 
 from __future__ import annotations
@@ -24,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -59,19 +62,16 @@ def environment(workdir: Path) -> dict[str, str]:
     return env
 
 
-def prepare(notes: int, workdir: Path) -> tuple[Path, Path]:
+def prepare_remote(notes: int, workdir: Path) -> Path:
     source = workdir / f"vault-{notes}"
     bare = workdir / f"remote-{notes}.git"
-    checkout = workdir / f"checkout-{notes}"
     if not bare.exists():
         started = time.perf_counter()
         make_vault(notes, source)
         git(workdir, "init", "-q", "--bare", "-b", "main", str(bare))
         git(source, "push", "-q", str(bare), "main")
         print(f"  generated {notes} notes in {time.perf_counter() - started:.1f} s", flush=True)
-    if not checkout.exists():
-        git(workdir, "clone", "-q", str(bare), checkout.name)
-    return bare, checkout
+    return bare
 
 
 def flags(title: str) -> list[str]:
@@ -94,57 +94,76 @@ def timed(command: list[str], env: dict[str, str]) -> tuple[float, dict[str, Any
     return elapsed, json.loads(result.stdout)
 
 
-def reset_remote(bare: Path) -> None:
-    for ref in git(bare, "for-each-ref", "--format=%(refname)", "refs/heads/lore/").split():
-        git(bare, "update-ref", "-d", ref)
+def started_in(command: list[str], env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, env=env, check=True)
+    return time.perf_counter() - started
 
 
-def bench(notes: int, runs: int, workdir: Path, src: Path | None) -> dict[str, Any]:
-    env = environment(workdir)
-    bare, checkout = prepare(notes, workdir)
-    command = lore_command()
-    if src is not None:  # that checkout's code, with this interpreter's packages
-        env["PYTHONPATH"] = str(src.resolve())
-        command = [sys.executable, "-m", "lore"]
-    lore = [*command, "remember", "--vault", str(checkout)]
-    # One untimed run of each: the index is built and the bytecode compiled.
-    timed([*lore, "--dry-run", "--json", *flags("Warm up the bench once")], env)
-    dry: list[float] = []
-    for run in range(runs):
-        elapsed, result = timed(
-            [*lore, "--dry-run", "--json", *flags(f"Dry run number {run} checks a note")], env
-        )
-        assert result["status"] == "dry-run" or "findings" in result, result
-        dry.append(elapsed)
-    real: list[float] = []
-    for run in range(runs):
-        elapsed, result = timed(
-            [*lore, "--yes", "--json", *flags(f"Real run number {run} proposes a note")], env
-        )
+class Version:
+    """One version of lore under test: how to run it, and its own clone of the remote."""
+
+    def __init__(self, name: str, src: Path | None, workdir: Path, bare: Path) -> None:
+        self.name = name
+        self.env = environment(workdir)
+        command = lore_command()
+        if src is not None:  # that folder's code, with this interpreter's packages
+            self.env["PYTHONPATH"] = str(src.resolve())
+            command = [sys.executable, "-m", "lore"]
+        self.checkout = workdir / f"checkout-{name}"
+        if not self.checkout.exists():
+            git(workdir, "clone", "-q", str(bare), self.checkout.name)
+        self.remember = [*command, "remember", "--vault", str(self.checkout)]
+        self.dry: list[float] = []
+        self.real: list[float] = []
+
+    def dry_run(self, title: str) -> float:
+        elapsed, result = timed([*self.remember, "--dry-run", "--json", *flags(title)], self.env)
+        assert "findings" in result, result
+        return elapsed
+
+    def propose(self, title: str, bare: Path) -> float:
+        elapsed, result = timed([*self.remember, "--yes", "--json", *flags(title)], self.env)
         assert result["status"] == "pushed", result
-        real.append(elapsed)
-        reset_remote(bare)
-        git(checkout, "fetch", "-q", "--prune", "origin")
-    imports = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "import git"], env=env, check=True)
-        imports.append(time.perf_counter() - started)
-    floor = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "pass"], env=env, check=True)
-        floor.append(time.perf_counter() - started)
+        for ref in git(bare, "for-each-ref", "--format=%(refname)", "refs/heads/lore/").split():
+            git(bare, "update-ref", "-d", ref)
+        git(self.checkout, "fetch", "-q", "--prune", "origin")
+        return elapsed
+
+    def row(self, notes: int, runs: int) -> dict[str, Any]:
+        return {
+            "version": self.name,
+            "notes": notes,
+            "runs": runs,
+            "remember_dry_run_ms": median_ms(self.dry),
+            "remember_dry_run_range_ms": [median_ms([min(self.dry)]), median_ms([max(self.dry)])],
+            "remember_push_ms": median_ms(self.real),
+            "remember_push_range_ms": [median_ms([min(self.real)]), median_ms([max(self.real)])],
+        }
+
+
+def bench(notes: int, runs: int, workdir: Path, baseline: Path | None) -> dict[str, Any]:
+    bare = prepare_remote(notes, workdir)
+    versions = [Version("this", None, workdir, bare)]
+    if baseline is not None:
+        versions.append(Version("baseline", baseline, workdir, bare))
+    for version in versions:  # untimed: the index is built and the bytecode compiled
+        version.dry_run("Warm up the bench once")
+    for run in range(runs):
+        for version in versions:
+            version.dry.append(version.dry_run(f"Dry run number {run} checks a note"))
+    for run in range(runs):
+        for version in versions:
+            version.real.append(version.propose(f"Real run number {run} proposes a note", bare))
+    env = versions[0].env
+    imports = [started_in([sys.executable, "-c", "import git"], env) for _ in range(runs)]
+    floor = [started_in([sys.executable, "-c", "pass"], env) for _ in range(runs)]
     return {
-        "notes": notes,
-        "runs": runs,
-        "remember_dry_run_ms": median_ms(dry),
-        "remember_dry_run_spread_ms": [median_ms([min(dry)]), median_ms([max(dry)])],
-        "remember_push_ms": median_ms(real),
-        "remember_push_spread_ms": [median_ms([min(real)]), median_ms([max(real)])],
+        "machine": machine(),
+        "baseline": str(baseline) if baseline else None,
+        "versions": [version.row(notes, runs) for version in versions],
         "python_import_git_ms": median_ms(imports),
         "python_pass_ms": median_ms(floor),
-        "stdev_push_ms": round(statistics.pstdev(real) * 1000, 1),
     }
 
 
@@ -152,29 +171,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--notes", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=9)
-    parser.add_argument("--label", default="", help="a suffix for the results file")
     parser.add_argument("--workdir", type=Path, help="reuse generated vaults from here")
-    parser.add_argument("--src", type=Path, help="run lore from this src folder instead")
+    parser.add_argument("--baseline", type=Path, help="also time the lore in this src folder")
     args = parser.parse_args()
     if args.workdir:
         args.workdir.mkdir(parents=True, exist_ok=True)
-        row = bench(args.notes, args.runs, args.workdir, args.src)
+        result = bench(args.notes, args.runs, args.workdir, args.baseline)
     else:
         with tempfile.TemporaryDirectory(prefix="lore-bench-remember-") as folder:
-            row = bench(args.notes, args.runs, Path(folder), args.src)
-    row["label"] = args.label
-    suffix = f"-{args.label}" if args.label else ""
-    out = HERE / "results" / f"remember-{args.notes}{suffix}.json"
-    out.write_text(json.dumps({"machine": machine(), **row}, indent=2) + "\n", encoding="utf-8")
+            result = bench(args.notes, args.runs, Path(folder), args.baseline)
+    out = HERE / "results" / f"remember-{args.notes}.json"
+    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     print_table(
-        [row],
-        [
-            "notes",
-            "remember_dry_run_ms",
-            "remember_push_ms",
-            "python_import_git_ms",
-            "python_pass_ms",
-        ],
+        result["versions"],
+        ["version", "notes", "remember_dry_run_ms", "remember_push_ms"],
+    )
+    print(
+        f"python -c 'import git': {result['python_import_git_ms']} ms; "
+        f"python -c pass: {result['python_pass_ms']} ms"
     )
     print(f"results: {out.relative_to(HERE.parent)}")
 
