@@ -50,7 +50,7 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 def sync_command() -> list[str] | None:
     """`python -m lore sync --quiet` once `lore sync` exists; until then nothing to sync."""
-    from lore.cli.main import COMMANDS
+    from lore.cli.commands import COMMANDS
 
     if "sync" not in COMMANDS:
         return None

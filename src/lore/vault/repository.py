@@ -48,7 +48,7 @@ from git.exc import GitCommandError, GitCommandNotFound, InvalidGitRepositoryErr
 from git.remote import PushInfo, RemoteProgress
 
 from lore.errors import GitError
-from lore.sanitize import one_line
+from lore.sanitize import sanitize_field
 from lore.vault.git import GIT_TIMEOUT, REDIRECTING, git_env, last_message, remote_url
 from lore.vault.remote import NETWORK_TIMEOUT, RemoteError, classify_failure, credential_config
 
@@ -286,7 +286,7 @@ def push_branch(
     if refused or not pushed:
         summary = refused[0].summary.strip() if refused else "the remote reported nothing"
         said = [  # the remote's own words are data: one clean line each
-            one_line(line.removeprefix("remote:")).rstrip(".")
+            sanitize_field(line.removeprefix("remote:"), 200).rstrip(".")
             for line in progress.other_lines
             if line.startswith("remote:") and line.removeprefix("remote:").strip()
         ]
