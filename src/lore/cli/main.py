@@ -17,7 +17,7 @@ from lore import __version__
 from lore.cli.commands import COMMANDS
 from lore.errors import ExitCode, LoreError
 
-TYPE_CHECKING = False  # typing costs 3 ms at start-up; mypy reads the block
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
 
