@@ -2,7 +2,7 @@
 
     python bench/bench_remember.py                       # 1,000 notes, 9 runs each
     python bench/bench_remember.py --notes 10000 --runs 5
-    python bench/bench_remember.py --baseline /tmp/old/src   # and another version's code
+    python bench/bench_remember.py --baseline ../old/src --baseline-name "main 974684e"
 
 A synthetic vault (bench/synth.py) is pushed to a local bare repository and cloned,
 as a teammate's checkout. Then, with medians over the runs:
@@ -110,7 +110,7 @@ class Version:
         if src is not None:  # that folder's code, with this interpreter's packages
             self.env["PYTHONPATH"] = str(src.resolve())
             command = [sys.executable, "-m", "lore"]
-        self.checkout = workdir / f"checkout-{name}"
+        self.checkout = workdir / f"checkout-{'-'.join(name.split())}"
         if not self.checkout.exists():
             git(workdir, "clone", "-q", str(bare), self.checkout.name)
         self.remember = [*command, "remember", "--vault", str(self.checkout)]
@@ -142,11 +142,13 @@ class Version:
         }
 
 
-def bench(notes: int, runs: int, workdir: Path, baseline: Path | None) -> dict[str, Any]:
+def bench(
+    notes: int, runs: int, workdir: Path, baseline: Path | None, baseline_name: str
+) -> dict[str, Any]:
     bare = prepare_remote(notes, workdir)
     versions = [Version("this", None, workdir, bare)]
     if baseline is not None:
-        versions.append(Version("baseline", baseline, workdir, bare))
+        versions.append(Version(baseline_name, baseline, workdir, bare))
     for version in versions:  # untimed: the index is built and the bytecode compiled
         version.dry_run("Warm up the bench once")
     for run in range(runs):
@@ -160,7 +162,6 @@ def bench(notes: int, runs: int, workdir: Path, baseline: Path | None) -> dict[s
     floor = [started_in([sys.executable, "-c", "pass"], env) for _ in range(runs)]
     return {
         "machine": machine(),
-        "baseline": str(baseline) if baseline else None,
         "versions": [version.row(notes, runs) for version in versions],
         "python_import_git_ms": median_ms(imports),
         "python_pass_ms": median_ms(floor),
@@ -173,13 +174,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--workdir", type=Path, help="reuse generated vaults from here")
     parser.add_argument("--baseline", type=Path, help="also time the lore in this src folder")
+    parser.add_argument("--baseline-name", default="baseline", help="what to call it")
     args = parser.parse_args()
     if args.workdir:
         args.workdir.mkdir(parents=True, exist_ok=True)
-        result = bench(args.notes, args.runs, args.workdir, args.baseline)
+        result = bench(args.notes, args.runs, args.workdir, args.baseline, args.baseline_name)
     else:
         with tempfile.TemporaryDirectory(prefix="lore-bench-remember-") as folder:
-            result = bench(args.notes, args.runs, Path(folder), args.baseline)
+            result = bench(args.notes, args.runs, Path(folder), args.baseline, args.baseline_name)
     out = HERE / "results" / f"remember-{args.notes}.json"
     out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     print_table(
