@@ -161,6 +161,71 @@ def test_kill_9_during_the_push_loses_nothing_and_resume_finishes(
     assert team.snapshot(checkout) == before
 
 
+# ---- a git that hangs on this machine ----
+
+
+def test_a_commit_that_hangs_is_cut_at_the_timeout_and_the_note_is_kept(
+    checkout: Path,
+    remote: team.Remote,
+    fake_gh: team.FakeGh,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A signing program that waits for a passphrase no one types (commit.gpgSign)."""
+    from lore.cli.main import main
+    from lore.vault import repository
+
+    signer = tmp_path / "gpg-waits"
+    signer.write_text("#!/bin/sh\nexec sleep 5\n")
+    signer.chmod(0o755)
+    for number, (key, value) in enumerate(
+        [("commit.gpgSign", "true"), ("gpg.program", str(signer))]
+    ):
+        monkeypatch.setenv(f"GIT_CONFIG_KEY_{number}", key)
+        monkeypatch.setenv(f"GIT_CONFIG_VALUE_{number}", value)
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "2")
+    monkeypatch.setattr(repository, "GIT_TIMEOUT", 1.0)
+    started = time.monotonic()
+    code = main(["remember", "--vault", str(checkout), *FLAGS, "--yes"])
+    err = " ".join(capsys.readouterr().err.split())
+    assert code == 1
+    assert time.monotonic() - started < 30
+    assert "could not be committed: `git commit` failed in" in err
+    assert "it did not finish in 1 s" in err
+    assert f"Then run `lore remember --resume {NOTE_ID}`" in err
+    kept = checkout / ".lore" / "proposals" / NOTE_ID / NOTE_PATH
+    assert "Outbound HTTP retries" in kept.read_text(encoding="utf-8")
+    assert remote.branches() == ["main"]
+
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "0")  # the passphrase is typed, in effect
+    assert main(["remember", "--vault", str(checkout), "--resume", NOTE_ID]) == 0
+    assert "Outbound HTTP retries" in git(remote.bare, "show", f"lore/{NOTE_ID}:{NOTE_PATH}")
+
+
+def test_an_index_lock_left_by_a_killed_git_is_named_with_its_fix(
+    checkout: Path, remote: team.Remote, fake_gh: team.FakeGh
+) -> None:
+    """A git killed mid-commit leaves `index.lock`: lore says which file, and what to do."""
+    hook = install_hook(remote.bare, "exit 1\n")
+    assert lore("remember", "--vault", str(checkout), *FLAGS, "--yes").returncode == 1
+    hook.unlink()
+    kept = checkout / ".lore" / "proposals" / NOTE_ID / NOTE_PATH
+    kept.write_text(kept.read_text() + "\n## Why\nThe provider rate-limits retries.\n")
+    lock = checkout / ".git" / "worktrees" / NOTE_ID / "index.lock"
+    lock.write_text("")
+    locked = lore("remember", "--vault", str(checkout), "--resume", NOTE_ID)
+    assert locked.returncode == 2
+    message = " ".join(locked.stderr.split())
+    assert f"is locked by {lock}" in message
+    assert f"If no git command is running there, delete {lock}" in message
+    assert "rate-limits retries" in kept.read_text()  # the edit is still there
+    lock.unlink()
+    resumed = lore("remember", "--vault", str(checkout), "--resume", NOTE_ID)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "rate-limits retries" in git(remote.bare, "show", f"lore/{NOTE_ID}:{NOTE_PATH}")
+
+
 # ---- pushes the remote refuses ----
 
 

@@ -113,6 +113,23 @@ def test_init_reads_the_config_file_named_by_git_config_global(
     assert git(target, "log", "-1", "--format=%an <%ae>") == "CI Bot <ci@example.invalid>"
 
 
+def test_no_identity_anywhere_is_one_clear_sentence(
+    team_env: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    without_identity(team_env)
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "1")  # no guessing from the host name either
+    monkeypatch.setenv("GIT_CONFIG_KEY_0", "user.useConfigOnly")
+    monkeypatch.setenv("GIT_CONFIG_VALUE_0", "true")
+    target = tmp_path / "vault"
+    assert main(["init", str(target)]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "git could not commit them: git does not know who you are" in err
+    assert "Traceback" not in err and (target / "_taxonomy.md").is_file()
+
+
 def test_remember_commits_as_the_identity_in_the_environment(
     remote: Remote,
     clone_of: Callable[..., Path],

@@ -38,6 +38,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -56,6 +57,11 @@ from lore.vault.remote import NETWORK_TIMEOUT, RemoteError, classify_failure, cr
 logging.getLogger("git").addHandler(logging.NullHandler())
 
 _IDENTITY_UNKNOWN = ("auto-detect", "empty ident", "who you are")
+_INDEX_LOCK = re.compile(r"Unable to create '(.+?index\.lock)': File exists")
+
+
+class GitTimeout(GitError):
+    """A local git command was killed at `GIT_TIMEOUT` (a signing program waiting, say)."""
 
 
 def _forget_redirecting_variables() -> None:
@@ -123,6 +129,12 @@ def open_repository(root: Path) -> Repo:
         raise GitError("git is not installed or not on PATH.", fix="Install git.") from None
 
 
+def _timed_out(exc: GitCommandError) -> bool:
+    """GitPython killed the process at its timeout (its own words, for either kind of call)."""
+    text = str(exc.stderr or "")
+    return "kill_after_timeout" in text or "did not complete in" in text
+
+
 def git_said(exc: GitCommandError) -> str:
     """git's own last line of explanation, without GitPython's wrapping."""
     text = str(exc.stderr or "")
@@ -148,8 +160,18 @@ def git_errors(root: Path, what: str) -> Iterator[None]:
                 "`git config --global user.email you@example.com` (or set GIT_AUTHOR_NAME, "
                 "GIT_AUTHOR_EMAIL, GIT_COMMITTER_NAME and GIT_COMMITTER_EMAIL).",
             ) from None
-        if "kill_after_timeout" in str(exc.stderr):
-            said = f"it did not finish in {GIT_TIMEOUT:.0f} s"
+        if _timed_out(exc):
+            raise GitTimeout(
+                f"`{what}` failed in {root}: it did not finish in {GIT_TIMEOUT:.0f} s."
+            ) from None
+        lock = _INDEX_LOCK.search(said)
+        if lock:
+            raise GitError(
+                f"git's index in {root} is locked by {lock[1]}, left by a git command "
+                "that was stopped in the middle (or is still running).",
+                fix=f"If no git command is running there, delete {lock[1]}; then run the "
+                "command again.",
+            ) from None
         raise GitError(f"`{what}` failed in {root}: {said}") from None
 
 
@@ -195,15 +217,22 @@ def commit_paths(
     none; an identity from the environment (GIT_AUTHOR_*, GIT_COMMITTER_*) still wins
     over it, as it does in git.
     """
-    with open_repository(worktree) as repo, git_errors(worktree, "git commit"):
-        if paths:
-            repo.git.add("--", *paths)
-        if fallback_identity is not None:
-            name, email = fallback_identity
-            repo.git(c=[f"user.name={name}", f"user.email={email}"])
-        only = [] if with_staged else ["--", *paths]
-        repo.git.commit("--quiet", "--no-verify", "--message", message, *only)
-        return str(repo.head.commit.hexsha)
+    with open_repository(worktree) as repo:
+        try:
+            with git_errors(worktree, "git commit"):
+                if paths:
+                    repo.git.add("--", *paths)
+                if fallback_identity is not None:
+                    name, email = fallback_identity
+                    repo.git(c=[f"user.name={name}", f"user.email={email}"])
+                only = [] if with_staged else ["--", *paths]
+                repo.git.commit("--quiet", "--no-verify", "--message", message, *only)
+                return str(repo.head.commit.hexsha)
+        except GitTimeout:
+            # The git lore killed held the index of lore's own worktree, which nothing
+            # else uses: its lock would block the next try (`--resume`) for no reason.
+            Path(repo.git_dir, "index.lock").unlink(missing_ok=True)
+            raise
 
 
 def move_paths(worktree: Path, moves: dict[str, str]) -> None:
@@ -275,7 +304,7 @@ def push_branch(
         except GitCommandNotFound:
             raise GitError("git is not installed or not on PATH.", fix="Install git.") from None
         except GitCommandError as exc:
-            if "kill_after_timeout" in str(exc.stderr):
+            if _timed_out(exc):
                 raise RemoteError(
                     f"{what} got no answer within {timeout:.0f} s.", kind="timeout"
                 ) from None
