@@ -12,7 +12,8 @@ import pytest
 
 from lore.index.build import IndexUnavailable, forget_kept_index, open_index, open_index_kept
 from lore.index.schema import APPLICATION_ID, SCHEMA_VERSION
-from lore.index.status import integrity_problems, uncommitted_notes
+from lore.index.health import integrity_problems
+from lore.index.status import uncommitted_notes
 from lore.paths import index_path
 from lore.recall.engine import recall
 from lore.recall.model import RecallRequest
@@ -356,7 +357,7 @@ def test_kept_connection_over_a_file_overwritten_in_place_is_reopened(
     forget_kept_index()
 
 
-def test_search_that_fails_inside_the_index_falls_back_to_a_scan(
+def test_search_that_fails_inside_the_index_rebuilds_it(
     make_vault: Callable[..., Vault],
 ) -> None:
     vault = make_vault(three_notes())
@@ -366,6 +367,12 @@ def test_search_that_fails_inside_the_index_falls_back_to_a_scan(
     conn.commit()
     conn.close()
     result = recall(vault.root, RecallRequest(query="lock timeout"))
-    assert result.engine == "scan"
+    forget_kept_index()
+    assert result.engine == "fts5"
     assert [hit.id for hit in result.hits] == ["postgres--lock-timeout--2026-10-01"]
-    assert "scanned the files instead" in result.notices[0]
+    assert "has been rebuilt" in result.notices[0]
+    assert Path(f"{index_path(vault.root)}.aside").is_file()
+    conn, state = open_index(vault.root)
+    assert integrity_problems(conn) == []
+    conn.close()
+    assert state.action == "fresh"

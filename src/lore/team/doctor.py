@@ -18,6 +18,7 @@ from typing import Any
 from lore import __version__
 from lore.config import load_config
 from lore.errors import LoreError
+from lore.index.health import inspect_index
 from lore.index.schema import fts5_available
 from lore.paths import config_path, index_path, log_dir, lore_home
 from lore.team.vault_state import VaultState, vault_states
@@ -72,6 +73,33 @@ def _git_version() -> str | None:
     return text.removeprefix("git version ") or None
 
 
+INDEX_FIX = (
+    "Run `lore index --rebuild` (any command that meets the damage also rebuilds it); "
+    "the index is a cache of the committed notes, so no note is lost."
+)
+
+
+def index_check(root: Path) -> Check:
+    """The vault's index as it is: SQLite's and FTS5's full checks; nothing is changed."""
+    health = inspect_index(index_path(root))
+    folder = index_path(root).parent
+    if health.state == "missing":
+        return Check("index", "not built yet (the next recall builds it)", None)
+    if health.state == "old":
+        return Check("index", "from an older lore (the next recall rebuilds it)", None)
+    if health.damaged:
+        return Check("index", f"damaged: {'; '.join(health.problems[:3])}", False, INDEX_FIX)
+    if health.state == "unreadable" or not os.access(folder, os.W_OK):
+        reason = "; ".join(health.problems[:1]) or f"{folder} is read-only"
+        return Check(
+            "index",
+            f"cannot be written: {reason}",
+            False,
+            "Make the folder writable; until then recall scans the files, more slowly.",
+        )
+    return Check("index", f"sound ({health.notes} notes)", True)
+
+
 def diagnose(*, vault_flag: str | None = None, network: bool = True) -> DoctorReport:
     report = DoctorReport(version=__version__)
     checks = report.checks
@@ -107,6 +135,7 @@ def diagnose(*, vault_flag: str | None = None, network: bool = True) -> DoctorRe
         report.paths["vault"] = str(location.root)
         report.paths["index"] = str(index_path(location.root))
         checks.append(Check("vault", f"{location.name} at {location.root} (from {location.how})"))
+        checks.append(index_check(location.root))
     except LoreError as exc:
         report.paths["vault"] = None
         checks.append(Check("vault", exc.message, False, exc.fix))
