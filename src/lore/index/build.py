@@ -31,12 +31,15 @@ from lore.index.health import (
     BUG,
     BUSY,
     DAMAGED,
+    SUFFIXES,
+    UNSURE,
     UNWRITABLE,
     classify,
     connect_existing,
     describe,
     file_problem,
     move_aside,
+    why_unwritable,
 )
 from lore.index.schema import (
     APPLICATION_ID,
@@ -158,8 +161,20 @@ def _open_sound(path: Path) -> _Found:
     return _Found(None, DAMAGED, "its meta table has no schema row")
 
 
-def _kind(exc: sqlite3.Error) -> str:
+def _kind(exc: sqlite3.Error, path: Path | None = None) -> str:
+    """`classify`, with an unsure error settled by looking at the file; a bug is raised.
+
+    Without `path` (errors from lore's own checks of the file) unsure means damaged.
+    """
     kind = classify(exc)
+    if kind == UNSURE:
+        if path is None:
+            return DAMAGED
+        found = _open_sound(path)
+        if found.conn is None:
+            return DAMAGED
+        found.conn.close()
+        kind = BUG  # the file is whole: the statement was at fault
     if kind == BUG:
         raise exc
     return kind
@@ -229,13 +244,13 @@ def _under_lock(
             f"Another lore process is building the index at {path}; try again shortly."
         ) from None
     except OSError as exc:
-        raise IndexUnwritable(path, describe(exc)) from None
+        raise IndexUnwritable(path, why_unwritable(path.parent, describe(exc))) from None
     try:
         return _update_locked(
             root, path, today=today_iso(), rebuild=rebuild, progress=progress, damaged=damaged
         )
     except OSError as exc:  # moving a damaged file aside
-        raise IndexUnwritable(path, describe(exc)) from None
+        raise IndexUnwritable(path, why_unwritable(path.parent, describe(exc))) from None
     finally:
         lock.release()
 
@@ -269,7 +284,7 @@ def _update_locked(
         action, changed = fill_index(conn, root, today, rebuild=rebuild, progress=progress)
     except sqlite3.Error as exc:
         conn.close()
-        kind = _kind(exc)
+        kind = _kind(exc, path)
         if kind != DAMAGED or healed:
             raise _unavailable(kind, describe(exc), path) from None
         healed = _move_aside(path, describe(exc))
@@ -278,7 +293,7 @@ def _update_locked(
             action, changed = fill_index(conn, root, today, rebuild=True, progress=progress)
         except sqlite3.Error as again:
             conn.close()
-            raise _unavailable(_kind(again), describe(again), path) from None
+            raise _unavailable(_kind(again, path), describe(again), path) from None
     return conn, _state(conn, action, changed, time.perf_counter() - started, healed)
 
 
@@ -292,25 +307,40 @@ def _move_aside(path: Path, why: str) -> str:
 
 def _unavailable(kind: str, why: str, path: Path) -> IndexUnavailable:
     if kind == UNWRITABLE:
-        return IndexUnwritable(path, why)
+        return IndexUnwritable(path, why_unwritable(path.parent, why))
     if kind == BUSY:
         return IndexUnavailable(f"The index at {path} is busy ({why}); try again shortly.")
     return IndexUnavailable(f"The index at {path} could not be rebuilt ({why}).")
 
 
 def _create(path: Path, in_place: bool) -> sqlite3.Connection:
-    """An empty index with our schema. `in_place`: over an older lore's index in the file."""
+    """An empty index with our schema. `in_place`: over an older lore's index in the file.
+
+    A new file that could not be set up (a full disk) is removed again, so that the
+    next command does not take it for a damaged index.
+    """
     try:
         return _create_schema(path)
     except sqlite3.Error as exc:
         kind = _kind(exc)
         if kind != DAMAGED or not in_place:
+            if not in_place:
+                _remove(path)
             raise _unavailable(kind, describe(exc), path) from None
     move_aside(path)  # an older index that cannot even be emptied
     try:
         return _create_schema(path)
     except sqlite3.Error as exc:
+        _remove(path)
         raise _unavailable(_kind(exc), describe(exc), path) from None
+
+
+def _remove(path: Path) -> None:
+    import contextlib  # off the recall path: only after a failed first build
+
+    for suffix in SUFFIXES:
+        with contextlib.suppress(OSError):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
 def _create_schema(path: Path) -> sqlite3.Connection:
@@ -354,19 +384,20 @@ def read_index(
     trouble: IndexUnavailable | None = None
     for attempt in (1, 2):
         conn: sqlite3.Connection | None = None
-        seen: tuple[int, int] | None = None
+        # The file this read meets, taken before opening: if it is replaced meanwhile,
+        # the connection reads the new one, or the heal below sees the file has changed.
+        seen = _file_id_or_none(path)
         try:
             conn, state = open_index_kept(root) if kept else open_index(root)
             if state.healed and notices is not None:
                 notices.append(state.healed)
-            seen = _file_id_or_none(path)
             value = read(conn, state)
         except IndexUnavailable as exc:
             trouble = exc
             break
         except sqlite3.Error as exc:
             _let_go(conn, kept)
-            kind = _kind(exc)
+            kind = _kind(exc, path)
             if kind == DAMAGED and attempt == 1:
                 try:
                     healed = _heal(root, path, seen, describe(exc))
@@ -385,7 +416,7 @@ def read_index(
     if not fallback:
         raise trouble
     if notices is not None:
-        notices.append(f"{trouble.message} Read the committed notes from the files instead.")
+        notices.append(f"{trouble.message} The notes were read from the committed files instead.")
     memory = index_from_files(root)
     try:
         return read(memory, _state(memory, "files", 0, 0.0))

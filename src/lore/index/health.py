@@ -10,8 +10,11 @@ reader and writer (`lore.index.build` acts on them):
 - `UNWRITABLE`: a full disk, a read-only file system or folder, no permission, an I/O
   error: the index cannot be written. Readers answer from the committed files.
 - `BUSY`: another process holds SQLite's lock past the busy timeout.
-- `BUG`: a misuse of the API or a malformed full-text query: lore's own mistake, not
-  the file's. Raised as it is; rebuilding would not help.
+- `BUG`: a misuse of the API: lore's own mistake, not the file's. Raised as it is;
+  rebuilding would not help.
+- `UNSURE`: SQLite's generic error ("no such table", a full-text query it cannot
+  parse): damage only if the file's schema is no longer whole, which the caller
+  checks (`lore.index.build`); otherwise the query was at fault, a `BUG`.
 
 Python 3.11+ gives SQLite's error code; 3.10 only its message, which these codes'
 messages are matched on.
@@ -34,6 +37,7 @@ DAMAGED = "damaged"
 UNWRITABLE = "unwritable"
 BUSY = "busy"
 BUG = "bug"
+UNSURE = "unsure"
 
 _UNWRITABLE_CODES = {
     3,  # SQLITE_PERM
@@ -55,8 +59,11 @@ _UNWRITABLE_WORDS = (
     "permission",
 )
 _BUSY_WORDS = ("database is locked", "table is locked", "out of memory", "interrupted")
+_DAMAGED_WORDS = ("malformed", "not a database", "vtable constructor failed")
+SQLITE_ERROR = 1
 
 SUFFIXES = ("", "-wal", "-shm", "-journal")
+FULL_BELOW_BYTES = 64 * 1024  # less free space than this: a write failed for want of it
 ASIDE_SUFFIX = ".aside"
 
 
@@ -66,9 +73,6 @@ def classify(exc: BaseException) -> str:
         return UNWRITABLE
     if isinstance(exc, (sqlite3.ProgrammingError, sqlite3.InterfaceError)):
         return BUG
-    message = str(exc).lower()
-    if message.startswith("fts5: syntax error") or "unknown special query" in message:
-        return BUG
     code = getattr(exc, "sqlite_errorcode", None)
     if isinstance(code, int):
         primary = code & 0xFF
@@ -76,12 +80,15 @@ def classify(exc: BaseException) -> str:
             return UNWRITABLE
         if primary in _BUSY_CODES:
             return BUSY
-        return DAMAGED
+        return UNSURE if primary == SQLITE_ERROR else DAMAGED
+    message = str(exc).lower()
     if any(word in message for word in _UNWRITABLE_WORDS):
         return UNWRITABLE
     if any(word in message for word in _BUSY_WORDS):
         return BUSY
-    return DAMAGED
+    if any(word in message for word in _DAMAGED_WORDS):
+        return DAMAGED
+    return UNSURE
 
 
 def describe(exc: BaseException) -> str:
@@ -89,6 +96,22 @@ def describe(exc: BaseException) -> str:
     if isinstance(exc, OSError):
         return exc.strerror or str(exc)
     return str(exc) or type(exc).__name__
+
+
+def why_unwritable(folder: Path, why: str) -> str:
+    """`why`, plus "the disk is full" when it is (SQLite says only "disk I/O error")."""
+    return f"the disk is full ({why})" if disk_full(folder) else why
+
+
+def disk_full(folder: Path) -> bool:
+    """Less than `FULL_BELOW_BYTES` free where `folder` is (False when it cannot tell)."""
+    import os
+
+    try:
+        stat = os.statvfs(folder)
+    except (OSError, AttributeError):  # no statvfs on Windows
+        return False
+    return stat.f_bavail * stat.f_frsize < FULL_BELOW_BYTES
 
 
 def file_problem(path: Path) -> str | None:

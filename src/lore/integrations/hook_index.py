@@ -16,7 +16,7 @@ import sqlite3
 from pathlib import Path
 
 from lore import clock
-from lore.index.health import DAMAGED, classify
+from lore.index.health import DAMAGED, UNSURE, classify
 from lore.index.schema import schema_matches
 from lore.paths import index_path
 from lore.record import Record
@@ -84,9 +84,18 @@ def open_view(root: Path) -> IndexView | None:
     return IndexView(conn, meta, _is_stale(root, meta))
 
 
-def is_damage(exc: BaseException) -> bool:
-    """Whether an error met while reading an index means the file is damaged."""
-    return isinstance(exc, sqlite3.Error) and classify(exc) == DAMAGED
+def is_damage(exc: BaseException, root: Path) -> bool:
+    """Whether an error met while reading the vault's index means the file is damaged."""
+    if not isinstance(exc, sqlite3.Error):
+        return False
+    kind = classify(exc)
+    if kind == UNSURE:  # damage if the schema is no longer whole, else the query's fault
+        view = open_view(root)
+        if view is None:
+            return True
+        view.close()
+        return False
+    return kind == DAMAGED
 
 
 def _is_stale(root: Path, meta: dict[str, str]) -> bool:

@@ -60,8 +60,8 @@ def run_hook(
         else:
             context = _prompt_context(views, event.prompt, repo)
     except Exception as exc:
-        if is_damage(exc):  # a damaged page: rebuild in the background, stay silent
-            for ref, _ in views:
+        for ref, _ in views:  # a damaged page: rebuild in the background, stay silent
+            if is_damage(exc, ref.root):
                 _refresh_index(ref.root, rebuild=True)
         raise
     finally:

@@ -379,7 +379,8 @@ def recall(root: Path, request: RecallRequest) -> RecallResult:
 
         result = recall_by_scan(root, request)
         result.notices[:0] = notices
-        result.notices.append(f"The index could not be used ({exc}); scanned the files instead.")
+        reason = exc.message if isinstance(exc, IndexUnavailable) else f"The index failed: {exc}."
+        result.notices.append(f"{reason} Scanned the files instead.")
         return result
     result.notices[:0] = notices
     if skipped:
