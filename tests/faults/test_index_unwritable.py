@@ -129,7 +129,7 @@ def test_stats_reads_the_committed_files(unwritable: tuple[FaultVault, str, Scen
     vault.assert_nothing_lost()
 
 
-@pytest.mark.parametrize("flags", [["--rebuild", "--json"], ["--check"], []], ids=" ".join)
+@pytest.mark.parametrize("flags", [["--rebuild", "--json"], ["--check"]], ids=" ".join)
 def test_index_says_it_cannot_write(
     unwritable: tuple[FaultVault, str, Scenario], flags: list[str]
 ) -> None:
@@ -169,7 +169,9 @@ def test_session_start_hook_stays_silent(
     vault.assert_nothing_lost()
 
 
-@pytest.mark.parametrize("scenario", SCENARIOS, ids=repr)
+@pytest.mark.parametrize(
+    "scenario", [SCENARIOS[1], SCENARIOS[3]], ids=repr
+)  # a server costs a second or two to start: one per kind of unwritable folder
 def test_mcp_get_note_reads_the_committed_files(
     scenario: Scenario, fault_vault: FaultVault, tmp_path: Path
 ) -> None:
