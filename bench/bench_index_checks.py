@@ -32,8 +32,9 @@ sys.path.insert(0, str(HERE.parent / "src"))
 sys.path.insert(0, str(HERE))
 
 from common import machine, median_ms, print_table  # noqa: E402
-from lore.index.build import open_index, read_index  # noqa: E402
+from lore.index.build import open_index  # noqa: E402
 from lore.index.health import inspect_index  # noqa: E402
+from lore.index.read import read_index  # noqa: E402
 from lore.index.schema import schema_matches  # noqa: E402
 from synth import make_vault  # noqa: E402
 

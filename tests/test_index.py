@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from lore.index.build import IndexUnavailable, forget_kept_index, open_index, open_index_kept
+from lore.index.build import IndexUnavailable, open_index
 from lore.index.health import integrity_problems
+from lore.index.read import forget_kept_index, open_index_kept
 from lore.index.schema import APPLICATION_ID, SCHEMA_VERSION
 from lore.index.status import uncommitted_notes
 from lore.paths import index_path
@@ -423,7 +424,7 @@ def test_every_sqlite_error_is_sorted_into_a_kind(tmp_path: Path) -> None:
 
 
 def test_a_bad_query_is_not_taken_for_damage(make_vault: Callable[..., Vault]) -> None:
-    from lore.index.build import read_index
+    from lore.index.read import read_index
 
     vault = make_vault(three_notes())
     open_index(vault.root)[0].close()

@@ -46,7 +46,7 @@ def pinned_day(monkeypatch: pytest.MonkeyPatch) -> None:
 def no_kept_connection() -> Iterator[None]:
     """Recall keeps its index connection per thread; no test inherits another's."""
     yield
-    from lore.index.build import forget_kept_index
+    from lore.index.read import forget_kept_index
 
     forget_kept_index()
 

@@ -1,7 +1,7 @@
 """Keep `<vault>/.lore/index.db` in step with the vault: open, check, update, rebuild, heal.
 
-`open_index` is what writers call and `read_index` what every reader calls (show,
-stats, recall, MCP, review). When the index already reflects the vault's HEAD (and
+`open_index` is what writers call; readers go through `lore.index.read.read_index`,
+which uses it. When the index already reflects the vault's HEAD (and
 statuses were computed today) opening it costs one file read of HEAD and a few small
 queries. Otherwise it takes the index lock, re-checks (another process may have just
 done the work), then brings the index up to date (`lore.index.fill`): from `git diff`
@@ -10,10 +10,9 @@ Rebuilds happen in place inside one `BEGIN IMMEDIATE` transaction, so a reader w
 the database open never sees a half-built index.
 
 The index is a cache, so trouble with it is never fatal (`lore.index.health` sorts
-every SQLite error into a kind): a damaged file — found when opening it, or by any
-read that meets a bad page — is moved aside and rebuilt, once per call; an index
-that cannot be written (full disk, read-only folder) raises `IndexUnwritable`, and
-`read_index` then answers from an in-memory index of the committed files instead.
+every SQLite error into a kind): a damaged file — found when opening it, or by a
+read that meets a bad page (`heal_index`) — is moved aside and rebuilt; an index
+that cannot be written (full disk, read-only folder) raises `IndexUnwritable`.
 """
 
 from __future__ import annotations
@@ -55,12 +54,11 @@ from lore.vault.snapshot import current_version, files_digest, scan_files
 TYPE_CHECKING = False  # typing costs 3 ms at start-up; mypy reads the block
 if TYPE_CHECKING:
     from collections.abc import Iterable
-    from typing import Any, TypeVar
-
-    T = TypeVar("T")
+    from typing import Any
 
 Progress = Callable[[int, int], None]
 BUSY_TIMEOUT_MS = 10_000
+NO_FTS5 = "SQLite with FTS5 is not available in this Python."
 
 
 class IndexUnavailable(LoreError):
@@ -141,7 +139,7 @@ def _open_sound(path: Path) -> _Found:
     try:
         conn = connect(path)
     except sqlite3.Error as exc:
-        return _Found(None, _kind(exc), describe(exc))
+        return _Found(None, error_kind(exc), describe(exc))
     try:
         if schema_matches(conn):
             return _Found(conn)
@@ -150,7 +148,7 @@ def _open_sound(path: Path) -> _Found:
         missing = missing_tables(conn)
     except sqlite3.Error as exc:
         conn.close()
-        return _Found(None, _kind(exc), describe(exc))
+        return _Found(None, error_kind(exc), describe(exc))
     conn.close()
     if ours and version != SCHEMA_VERSION:
         return _Found(None, "old")
@@ -161,7 +159,7 @@ def _open_sound(path: Path) -> _Found:
     return _Found(None, DAMAGED, "its meta table has no schema row")
 
 
-def _kind(exc: sqlite3.Error, path: Path | None = None) -> str:
+def error_kind(exc: sqlite3.Error, path: Path | None = None) -> str:
     """`classify`, with an unsure error settled by looking at the file; a bug is raised.
 
     Without `path` (errors from lore's own checks of the file) unsure means damaged.
@@ -180,7 +178,7 @@ def _kind(exc: sqlite3.Error, path: Path | None = None) -> str:
     return kind
 
 
-def _is_fresh(conn: sqlite3.Connection, root: Path, today: str) -> bool:
+def is_fresh(conn: sqlite3.Connection, root: Path, today: str) -> bool:
     meta = read_meta(conn)
     if meta.get("status_date") != today:
         return False
@@ -202,16 +200,16 @@ def open_index(
     A damaged index is moved aside and rebuilt. Raises `IndexUnwritable` when the
     index cannot be written, `IndexUnavailable` when it cannot be used otherwise.
     """
-    if not _fts5_usable():
-        raise IndexUnavailable("SQLite with FTS5 is not available in this Python.")
+    if not fts5_usable():
+        raise IndexUnavailable(NO_FTS5)
     path = index_path(root)
     today = today_iso()
     if not rebuild:
         conn = _open_sound(path).conn
         if conn is not None:
             try:
-                if _is_fresh(conn, root, today):
-                    return conn, _state(conn, "fresh", 0, 0.0)
+                if is_fresh(conn, root, today):
+                    return conn, index_state(conn, "fresh", 0, 0.0)
             except sqlite3.Error:
                 pass  # looked at again under the lock
             conn.close()
@@ -239,7 +237,7 @@ def _under_lock(
     except LockTimeout:
         conn = _open_sound(path).conn
         if conn is not None:  # serve the last index rather than wait longer
-            return conn, _state(conn, "fresh", 0, 0.0)
+            return conn, index_state(conn, "fresh", 0, 0.0)
         raise IndexUnavailable(
             f"Another lore process is building the index at {path}; try again shortly."
         ) from None
@@ -267,34 +265,54 @@ def _update_locked(
     started = time.perf_counter()
     found = _open_sound(path)
     conn = found.conn
-    if conn is not None and damaged is not None and damaged[0] in (None, _file_id(path)):
+    if conn is not None and damaged is not None and damaged[0] in (None, file_id(path)):
         conn.close()  # a reader met damage in this very file: it goes
         conn, found = None, _Found(None, DAMAGED, damaged[1])
     healed = ""
     if conn is None:
         if found.trouble in (UNWRITABLE, BUSY):
-            raise _unavailable(found.trouble, found.why, path)
+            raise unavailable(found.trouble, found.why, path)
         if found.trouble == DAMAGED:
             healed = _move_aside(path, found.why)
         conn = _create(path, found.trouble == "old")
         rebuild = True
-    elif not rebuild and _is_fresh(conn, root, today):
-        return conn, _state(conn, "fresh", 0, 0.0)
+    elif not rebuild and is_fresh(conn, root, today):
+        return conn, index_state(conn, "fresh", 0, 0.0)
     try:
         action, changed = fill_index(conn, root, today, rebuild=rebuild, progress=progress)
     except sqlite3.Error as exc:
         conn.close()
-        kind = _kind(exc, path)
+        kind = error_kind(exc, path)
         if kind != DAMAGED or healed:
-            raise _unavailable(kind, describe(exc), path) from None
+            raise unavailable(kind, describe(exc), path) from None
         healed = _move_aside(path, describe(exc))
         conn = _create(path, False)
         try:
             action, changed = fill_index(conn, root, today, rebuild=True, progress=progress)
         except sqlite3.Error as again:
             conn.close()
-            raise _unavailable(_kind(again, path), describe(again), path) from None
-    return conn, _state(conn, action, changed, time.perf_counter() - started, healed)
+            raise unavailable(error_kind(again, path), describe(again), path) from None
+    return conn, index_state(conn, action, changed, time.perf_counter() - started, healed)
+
+
+def heal_index(root: Path, seen: tuple[int, int] | None, why: str) -> str:
+    """Move aside the damaged index a reader met (`seen`: its file id) and rebuild it.
+
+    Under the lock; when the file is no longer the one the reader saw, another
+    process has healed it already and nothing is done. Returns the notice, or "".
+    """
+    if not fts5_usable():
+        raise IndexUnavailable(NO_FTS5)
+    conn, state = _under_lock(
+        root,
+        index_path(root),
+        lock_timeout=30.0,
+        rebuild=False,
+        progress=None,
+        damaged=(seen, why),
+    )
+    conn.close()
+    return state.healed
 
 
 def _move_aside(path: Path, why: str) -> str:
@@ -305,7 +323,7 @@ def _move_aside(path: Path, why: str) -> str:
     )
 
 
-def _unavailable(kind: str, why: str, path: Path) -> IndexUnavailable:
+def unavailable(kind: str, why: str, path: Path) -> IndexUnavailable:
     if kind == UNWRITABLE:
         return IndexUnwritable(path, why_unwritable(path.parent, why))
     if kind == BUSY:
@@ -322,17 +340,17 @@ def _create(path: Path, in_place: bool) -> sqlite3.Connection:
     try:
         return _create_schema(path)
     except sqlite3.Error as exc:
-        kind = _kind(exc)
+        kind = error_kind(exc)
         if kind != DAMAGED or not in_place:
             if not in_place:
                 _remove(path)
-            raise _unavailable(kind, describe(exc), path) from None
+            raise unavailable(kind, describe(exc), path) from None
     move_aside(path)  # an older index that cannot even be emptied
     try:
         return _create_schema(path)
     except sqlite3.Error as exc:
         _remove(path)
-        raise _unavailable(_kind(exc), describe(exc), path) from None
+        raise unavailable(error_kind(exc), describe(exc), path) from None
 
 
 def _remove(path: Path) -> None:
@@ -362,156 +380,14 @@ def _create_schema(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def read_index(
-    root: Path,
-    read: Callable[[sqlite3.Connection, IndexState], T],
-    *,
-    kept: bool = False,
-    fallback: bool = True,
-    notices: list[str] | None = None,
-) -> T:
-    """`read(conn, state)` on the vault's up-to-date index: the one way readers read it.
-
-    Any SQLite error while opening or reading is sorted by `lore.index.health`: a
-    damaged index is moved aside and rebuilt and `read` runs again (once). When the
-    index cannot be used (cannot be written, busy, no FTS5, still failing), `read`
-    runs on an in-memory index of the committed files (`fallback`), or
-    `IndexUnavailable` is raised. Notices for the user (a healed index, a fallback)
-    are appended to `notices`. `kept`: reuse this thread's connection between calls
-    (`open_index_kept`); `read` must not keep the connection or its cursors.
-    """
-    path = index_path(root)
-    trouble: IndexUnavailable | None = None
-    for attempt in (1, 2):
-        conn: sqlite3.Connection | None = None
-        # The file this read meets, taken before opening: if it is replaced meanwhile,
-        # the connection reads the new one, or the heal below sees the file has changed.
-        seen = _file_id_or_none(path)
-        try:
-            conn, state = open_index_kept(root) if kept else open_index(root)
-            if state.healed and notices is not None:
-                notices.append(state.healed)
-            value = read(conn, state)
-        except IndexUnavailable as exc:
-            trouble = exc
-            break
-        except sqlite3.Error as exc:
-            _let_go(conn, kept)
-            kind = _kind(exc, path)
-            if kind == DAMAGED and attempt == 1:
-                try:
-                    healed = _heal(root, path, seen, describe(exc))
-                except IndexUnavailable as unusable:
-                    trouble = unusable
-                    break
-                if healed and notices is not None:
-                    notices.append(healed)
-                continue
-            trouble = _unavailable(kind, describe(exc), path)
-            break
-        if not kept:
-            conn.close()
-        return value
-    assert trouble is not None
-    if not fallback:
-        raise trouble
-    if notices is not None:
-        notices.append(f"{trouble.message} The notes were read from the committed files instead.")
-    memory = index_from_files(root)
-    try:
-        return read(memory, _state(memory, "files", 0, 0.0))
-    finally:
-        memory.close()
-
-
-def _heal(root: Path, path: Path, seen: tuple[int, int] | None, why: str) -> str:
-    """Move the damaged file a reader met aside and rebuild, unless another process has."""
-    if not _fts5_usable():
-        raise IndexUnavailable("SQLite with FTS5 is not available in this Python.")
-    conn, state = _under_lock(
-        root, path, lock_timeout=30.0, rebuild=False, progress=None, damaged=(seen, why)
-    )
-    conn.close()
-    return state.healed
-
-
-def _let_go(conn: sqlite3.Connection | None, kept: bool) -> None:
-    if kept:
-        forget_kept_index()
-    elif conn is not None:
-        conn.close()
-
-
-def index_from_files(root: Path) -> sqlite3.Connection:
-    """An in-memory index of the vault's committed notes, for when the file cannot be used.
-
-    The same schema, snapshot, statuses and settings as the file would have (without
-    the full-text table where this Python's SQLite has no FTS5); built on every call.
-    """
-    fts = _fts5_usable()
-    conn = sqlite3.connect(":memory:", isolation_level=None)
-    create_schema(conn, fts=fts)
-    fill_index(conn, root, today_iso(), rebuild=True, fts=fts)
-    return conn
-
-
-_KEPT: dict[int, tuple[str, sqlite3.Connection, tuple[int, int]]] = {}
-MAX_KEPT = 8  # threads whose connection is kept; past that the oldest is let go
-
-
-def open_index_kept(root: Path) -> tuple[sqlite3.Connection, IndexState]:
-    """`open_index` for a process that recalls again and again, like the MCP server.
-
-    The connection stays open for the calling thread's next call, which reuses it (and
-    the pages SQLite has cached) while it is the same index file and that index is
-    still fresh; otherwise it is closed and `open_index` runs as usual. The caller must
-    not close it. A connection belongs to the thread that opened it, so each thread
-    keeps its own.
-    """
-    from _thread import get_ident  # `threading` would cost a millisecond at start-up
-
-    thread = get_ident()
-    kept = _KEPT.pop(thread, None)
-    if kept is not None:
-        kept_root, conn, file_id = kept
-        try:
-            if (
-                kept_root == str(root)
-                and _file_id(index_path(root)) == file_id
-                and _is_fresh(conn, root, today_iso())
-            ):
-                _KEPT[thread] = kept
-                return conn, _state(conn, "fresh", 0, 0.0)
-        except (OSError, sqlite3.Error):
-            pass
-        conn.close()
-    conn, state = open_index(root)
-    try:
-        _KEPT[thread] = (str(root), conn, _file_id(index_path(root)))
-    except OSError:
-        return conn, state  # not kept: the next call opens it again
-    while len(_KEPT) > MAX_KEPT:  # another thread's, opened longest ago; closed when collected
-        del _KEPT[next(iter(_KEPT))]
-    return conn, state
-
-
-def forget_kept_index() -> None:
-    """Close the calling thread's kept connection, so the next call opens the index afresh."""
-    from _thread import get_ident
-
-    kept = _KEPT.pop(get_ident(), None)
-    if kept is not None:
-        kept[1].close()
-
-
-def _file_id(path: Path) -> tuple[int, int]:
+def file_id(path: Path) -> tuple[int, int]:
     stat = path.stat()
     return stat.st_dev, stat.st_ino
 
 
-def _file_id_or_none(path: Path) -> tuple[int, int] | None:
+def file_id_or_none(path: Path) -> tuple[int, int] | None:
     try:
-        return _file_id(path)
+        return file_id(path)
     except OSError:
         return None
 
@@ -526,7 +402,7 @@ def _ensure_gitignored(root: Path) -> None:
 _FTS5: bool | None = None
 
 
-def _fts5_usable() -> bool:
+def fts5_usable() -> bool:
     global _FTS5  # noqa: PLW0603 - computed once per process
     if _FTS5 is None:
         from lore.index.schema import fts5_available
@@ -535,7 +411,7 @@ def _fts5_usable() -> bool:
     return _FTS5
 
 
-def _state(
+def index_state(
     conn: sqlite3.Connection, action: str, changed: int, seconds: float, healed: str = ""
 ) -> IndexState:
     """The index's state; the counts come from the meta rows written with every update."""

@@ -3,7 +3,7 @@
 The index is a cache of the committed notes, so lore never repairs it: a file that is
 not a sound index of ours is moved aside and built again. Every error SQLite raises
 on the index falls into one of these kinds (`classify`), decided here once for every
-reader and writer (`lore.index.build` acts on them):
+reader and writer (`lore.index.build` and `lore.index.read` act on them):
 
 - `DAMAGED`: malformed pages, not a database, a missing table, a directory where the
   file should be: move it aside (`move_aside`) and rebuild.
@@ -28,10 +28,12 @@ integrity checks (`integrity_problems`), which read every page.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
 from lore.index.schema import APPLICATION_ID, SCHEMA_VERSION, missing_tables
+from lore.record import Record
 
 DAMAGED = "damaged"
 UNWRITABLE = "unwritable"
@@ -105,8 +107,6 @@ def why_unwritable(folder: Path, why: str) -> str:
 
 def disk_full(folder: Path) -> bool:
     """Less than `FULL_BELOW_BYTES` free where `folder` is (False when it cannot tell)."""
-    import os
-
     try:
         stat = os.statvfs(folder)
     except (OSError, AttributeError):  # no statvfs on Windows
@@ -187,7 +187,7 @@ def integrity_problems(conn: sqlite3.Connection) -> list[str]:
     return problems
 
 
-class IndexHealth:
+class IndexHealth(Record):
     """What `inspect_index` found.
 
     `state` is "missing", "sound", "old" (an older lore's index), "damaged", or

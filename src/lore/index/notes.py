@@ -11,7 +11,8 @@ import json
 import sqlite3
 from pathlib import Path
 
-from lore.index.build import IndexState, read_index
+from lore.index.build import IndexState
+from lore.index.read import read_index
 from lore.note.model import Note
 
 TYPE_CHECKING = False

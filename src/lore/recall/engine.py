@@ -363,7 +363,8 @@ def recall(root: Path, request: RecallRequest) -> RecallResult:
     checks it is still the same, sound and fresh index before reusing it); a damaged
     index is rebuilt first (`read_index`).
     """
-    from lore.index.build import IndexUnavailable, read_index
+    from lore.index.build import IndexUnavailable
+    from lore.index.read import read_index
 
     notices: list[str] = []
     try:

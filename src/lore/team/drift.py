@@ -31,7 +31,7 @@ from typing import Any
 
 from lore.curator.formats import md_escape
 from lore.errors import UsageError
-from lore.index.build import read_index
+from lore.index.read import read_index
 from lore.note.model import CONFIDENCE_LEVELS
 from lore.note.parse import parse_note
 from lore.note.render import render_note

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from lore import clock
-from lore.index.build import read_index
+from lore.index.read import read_index
 
 EXPIRING_DAYS = 30
 WEEKS = 12
