@@ -51,7 +51,7 @@ from lore.paths import INDEX_DIR, index_path
 from lore.record import Record
 from lore.vault.snapshot import current_version, files_digest, scan_files
 
-TYPE_CHECKING = False  # typing costs 3 ms at start-up; mypy reads the block
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import Any
