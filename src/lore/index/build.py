@@ -68,10 +68,11 @@ class IndexUnavailable(LoreError):
 class IndexUnwritable(IndexUnavailable):
     """The index cannot be written: a full disk, a read-only folder, no permission."""
 
-    def __init__(self, path: Path, reason: str) -> None:
+    def __init__(self, path: Path, reason: str, fix: str | None = None) -> None:
         super().__init__(
             f"Cannot write the index at {path}: {reason.rstrip('.')}.",
-            fix="Free some disk space or make the folder writable; until then lore reads "
+            fix=fix
+            or "Free some disk space or make the folder writable; until then lore reads "
             "the committed notes from the files, more slowly.",
         )
 
@@ -230,7 +231,12 @@ def _under_lock(
     lock = FileLock(path.parent / "index.lock", timeout=lock_timeout)
     try:
         if path.parent.exists() and not path.parent.is_dir():
-            raise IndexUnwritable(path, f"{path.parent} is a file, not a folder")
+            raise IndexUnwritable(
+                path,
+                f"{path.parent} is a file, not a folder",
+                fix="Move that file away (lore creates the folder); until then lore reads "
+                "the committed notes from the files, more slowly.",
+            )
         path.parent.mkdir(parents=True, exist_ok=True)
         _ensure_gitignored(root)
         lock.acquire()
