@@ -105,6 +105,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("\nInterrupted.\n")
         return ExitCode.INTERRUPTED
+    except EOFError:  # Ctrl-D (or no input left) at a prompt: the user cancelled
+        sys.stderr.write("\nlore: cancelled: no answer was given.\n")
+        return ExitCode.INTERRUPTED
     except BrokenPipeError:
         # The reader went away (`lore recall … | head`): nothing more to say.
         devnull = os.open(os.devnull, os.O_WRONLY)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from lore.errors import GhError
+from lore.sanitize import sanitize_field
 from lore.team.proposals import BRANCH_PREFIX, REMOTE, base_of, resume_command
 from lore.vault import gh, git
 from lore.vault.remote import github_repo
@@ -33,12 +34,12 @@ class ProposalRow:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "id": self.id,
-            "branch": self.branch,
+            "id": sanitize_field(self.id),
+            "branch": sanitize_field(self.branch),
             "state": self.state,
-            "title": self.title,
+            "title": sanitize_field(self.title),
             "url": self.url,
-            "author": self.author,
+            "author": None if self.author is None else sanitize_field(self.author),
             "curator": self.curator,
             "next": self.next_step or None,
         }

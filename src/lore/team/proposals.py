@@ -28,7 +28,7 @@ from lore.curator.run import curate
 from lore.errors import GhError, GitError, ProposalError, UsageError, VaultError
 from lore.files import FileLock, LockTimeout, write_atomic
 from lore.note.ids import is_valid_id
-from lore.note.model import Note
+from lore.note.model import Note, is_github_handle
 from lore.note.parse import parse_note
 from lore.note.render import render_note
 from lore.paths import INDEX_DIR
@@ -117,14 +117,18 @@ class Outcome:
 
 
 def find_author(root: Path, github: GitHubRepo | None) -> str | None:
-    """The author's GitHub handle from `gh api user`, else git's `github.user` or `user.name`."""
+    """The author's GitHub handle from `gh api user`, else git's `github.user` or `user.name`.
+
+    Only a value that is a GitHub handle is used (a `user.name` like "Ada Lovelace" is
+    not): otherwise the note has no author, which the note format allows.
+    """
     if github is not None:
         login = gh.current_login(github.host)
         if login:
             return login
     for key in ("github.user", "user.name"):
         value = git.config_value(root, key)
-        if value:
+        if value and is_github_handle(value):
             return value
     return None
 
