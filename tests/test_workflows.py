@@ -196,3 +196,10 @@ def test_the_action_installs_from_the_lock_and_its_own_files() -> None:
     script = install["run"]
     assert "--require-hashes" in script and "requirements/action.txt" in script
     assert "--no-deps --no-build-isolation --no-index" in script
+
+
+def test_the_drift_workflow_in_the_docs_is_the_file() -> None:
+    doc = (ROOT / "docs" / "keeping-the-vault-true.md").read_text(encoding="utf-8")
+    marker = "keeps this copy equal to docs/workflows/lore-drift.yml -->\n```yaml\n"
+    shown = doc[doc.index(marker) + len(marker) :].split("```\n", 1)[0]
+    assert shown == (ROOT / "docs" / "workflows" / "lore-drift.yml").read_text(encoding="utf-8")

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lore import HOME_REPOSITORY
 from lore.errors import GhError, GitError, UsageError
 from lore.index.build import IndexUnavailable, open_index
 from lore.team.curator_pin import (
@@ -109,8 +110,8 @@ def _refuse_protection(detection: Detection) -> UsageError:
         f"--protect would require the '{CHECK_NAME}' check on main, but lore cannot tell "
         f"which gh-lore commit the vault's workflows should run ({why}), so that check "
         "could never start and every pull request would stay blocked.",
-        fix="Pass --curator OWNER/gh-lore@COMMIT (the gh-lore repository and full commit to "
-        "run, e.g. acme/gh-lore@<40-character commit>) or run it as `gh lore init`; or leave "
+        fix=f"Pass --curator {HOME_REPOSITORY}@COMMIT (the gh-lore repository and full commit "
+        "to run, e.g. acme/gh-lore@<40-character commit>) or run it as `gh lore init`; or leave "
         f"out --protect, edit {' and '.join(lines)}, then protect main.",
     )
 
