@@ -637,3 +637,22 @@ def test_expressions_follow_githubs_rules(expression: str, expected: object) -> 
         "secrets": {},
     }
     assert evaluate(expression, context) == expected
+
+
+# Which test runs each workflow: a new workflow fails here until a test runs its steps.
+RUNS = {
+    ".github/workflows/set-up-lore.yml": test_the_action_installs_this_commit_offline_from_the_lock,
+    "vault-template/.github/workflows/lore-curator.yml": test_the_curator_passes_a_good_note,
+    "vault-template/.github/workflows/lore-comment.yml": test_the_comment_updates_only_its_own,
+    "vault-template/.github/workflows/lore-garden.yml": test_the_gardener_proposes_its_cleanup,
+    "docs/workflows/lore-drift.yml": test_drift_marks_the_notes_of_changed_files,
+}
+
+
+def test_every_workflow_is_run_by_a_test() -> None:
+    found = {
+        path.relative_to(ROOT).as_posix()
+        for folder in (".github/workflows", "vault-template/.github/workflows", "docs/workflows")
+        for path in (ROOT / folder).glob("*.y*ml")
+    }
+    assert found == set(RUNS)

@@ -25,7 +25,17 @@ fails here first:
   environment: `lore` exists in a step only if the workflow set it up.
 
 `step_scripts` replaces the script of a step by id, for a step that cannot run here; a
-test that uses it says why.
+test that uses it says why. `actions/checkout` here insists on `persist-credentials:
+false`, as lore's workflows all set it.
+
+What it follows, in GitHub's documentation: the default shells and `defaults.run`
+(https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#jobsjob_iddefaultsrunshell),
+the environment files (https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-commands#environment-files),
+the default variables (https://docs.github.com/en/actions/reference/workflows-and-actions/variables#default-environment-variables),
+a step's implicit `success() &&` in `if:`
+(https://docs.github.com/en/actions/reference/workflows-and-actions/expressions#status-check-functions),
+and composite actions, whose `run:` steps name their shell and see
+`github.action_path` (https://docs.github.com/en/actions/reference/workflows-and-actions/metadata-syntax#runs-for-composite-actions).
 """
 
 from __future__ import annotations
