@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from lore import __version__
-from lore.cli.main import COMMANDS, main
+from lore.cli.commands import COMMANDS
+from lore.cli.main import main
 from tests.support import Vault, note_text
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"

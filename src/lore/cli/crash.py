@@ -15,13 +15,12 @@ import traceback
 from collections.abc import Sequence
 
 from lore import __version__
+from lore.cli.commands import COMMANDS
 from lore.paths import log_dir
 
 
 def redacted_argv(argv: Sequence[str]) -> list[str]:
     """The command line with every value replaced by its length: options and command only."""
-    from lore.cli.main import COMMANDS
-
     shown: list[str] = []
     for position, arg in enumerate(argv):
         if position == 0:

@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-TYPE_CHECKING = False  # typing costs 3 ms at start-up; mypy reads the block
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
@@ -50,7 +50,7 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 def sync_command() -> list[str] | None:
     """`python -m lore sync --quiet` once `lore sync` exists; until then nothing to sync."""
-    from lore.cli.main import COMMANDS
+    from lore.cli.commands import COMMANDS
 
     if "sync" not in COMMANDS:
         return None

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from lore.errors import UsageError
 
-TYPE_CHECKING = False  # typing costs 3 ms at start-up; mypy reads the block
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
     from typing import Any

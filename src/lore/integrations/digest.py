@@ -36,7 +36,7 @@ from lore.integrations.envelope import (
 from lore.paths import lore_home
 from lore.record import Record
 
-TYPE_CHECKING = False  # typing costs 3 ms at start-up; mypy reads the block
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from lore.integrations.hook_index import IndexView
 

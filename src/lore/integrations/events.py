@@ -24,7 +24,7 @@ from pathlib import Path
 
 from lore.record import Record
 
-TYPE_CHECKING = False  # typing costs 3 ms at start-up; mypy reads the block
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -21,7 +21,7 @@ from lore.recall.engine import recall_in_index
 from lore.recall.model import RecallRequest
 from lore.recall.snippet import HIGHLIGHT
 
-TYPE_CHECKING = False  # typing costs 3 ms at start-up; mypy reads the block
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from lore.integrations.hook_index import IndexView
 

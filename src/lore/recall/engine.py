@@ -29,7 +29,7 @@ from lore.recall.rank import Boosts, compute_boosts
 from lore.recall.snippet import make_snippet
 from lore.record import Record
 
-TYPE_CHECKING = False  # typing costs 3 ms at start-up; mypy reads the block
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from lore.errors import GitError
 
-TYPE_CHECKING = False  # subprocess costs ~3 ms at start-up: imported when git runs
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import subprocess
 
