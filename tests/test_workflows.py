@@ -3,7 +3,7 @@
 zizmor runs offline (its online audits need GitHub's API, which cannot be reached here).
 The Action (action.yml) installs lore from its own checkout with every dependency pinned
 by hash in requirements/action.txt; these tests keep that lock complete and honest, and
-keep every workflow off package indexes. tests/test_workflow_runs.py runs the steps.
+keep every workflow off package indexes. tests/workflows/ runs the steps.
 """
 
 from __future__ import annotations
