@@ -97,7 +97,7 @@ def _workflows_of_the_seed() -> dict[str, str]:
 
 
 def test_a_placeholder_is_no_curator(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    for bad in (f"OWNER/gh-lore@{'a' * 40}", f"acme/gh-lore@{UNSET_COMMIT}"):
+    for bad in (f"OWNER/gh-lore@{'a' * 40}", f"acme/gh-lore@{UNSET_COMMIT}", f"acme/x@{'a' * 40}"):
         assert main(["init", str(tmp_path / "vault"), "--curator", bad]) == 2
         assert "does not name a commit" in capsys.readouterr().err
     assert not (tmp_path / "vault").exists()

@@ -77,7 +77,7 @@ def register(sub: Any, name: str, help_text: str) -> None:
     )
     parser.add_argument(
         "--curator",
-        metavar="OWNER/REPO@COMMIT",
+        metavar="OWNER/gh-lore@COMMIT",
         help="the gh-lore repository and full commit the vault's workflows run, e.g. "
         "acme/gh-lore@<40-character commit> (default: the commit this lore was installed from)",
     )

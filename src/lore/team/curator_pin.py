@@ -60,12 +60,12 @@ class CuratorPin:
 
     @classmethod
     def parse(cls, text: str) -> CuratorPin:
-        match = re.match(r"^([A-Za-z0-9-]+/[A-Za-z0-9._-]+)@([0-9a-f]{40})$", text.strip())
+        match = re.match(r"^([A-Za-z0-9-]+/gh-lore)@([0-9a-f]{40})$", text.strip())
         if not match or match[1].split("/")[0] == PLACEHOLDER_OWNER or match[2] == UNSET_COMMIT:
             raise UsageError(
                 f"'{text}' does not name a commit of gh-lore.",
-                fix=f"Write OWNER/gh-lore@COMMIT with a real owner and the full commit, e.g. "
-                f"{EXAMPLE}.",
+                fix="Write OWNER/gh-lore@COMMIT with the account that hosts your gh-lore and "
+                f"the full commit, e.g. {EXAMPLE}.",
             )
         return cls(match[1], match[2])
 
