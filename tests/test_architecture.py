@@ -28,7 +28,7 @@ SRC = Path(__file__).resolve().parent.parent / "src" / "lore"
 MAX_LINES = 600
 # Modules still over MAX_LINES, each being split: the test fails if one is listed here
 # but no longer too long, so the list can only shrink. (Issue 13, item 6.)
-OVERSIZED = {"lore.team.proposals"}
+OVERSIZED: set[str] = set()
 
 # DESIGN §4, lowest first. A module may import from its own floor and the floors below.
 FLOORS: list[set[str]] = [

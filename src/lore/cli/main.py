@@ -100,7 +100,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _fast_args(command: str | None, argv: list[str]) -> argparse.Namespace | None:
-    """`lore recall`'s arguments without argparse when they are plain (see `recall_args`)."""
+    """`lore recall`'s arguments without argparse when they are plain (see `recall_args`);
+    `lore hook`'s always (they must fail open, see `hook_cmd.parse_args`)."""
+    if command == "hook" and argv and argv[0] == "hook":
+        from lore.cli import hook_cmd
+
+        return hook_cmd.parse_args(argv[1:])
     if command != "recall" or not argv or argv[0] != "recall":
         return None
     from lore.cli import recall_cmd

@@ -15,10 +15,11 @@ from typing import Any
 
 from lore.errors import GhError
 from lore.sanitize import sanitize_field
-from lore.team.proposals import BRANCH_PREFIX, REMOTE, base_of, resume_command
+from lore.team.branches import BRANCH_PREFIX, REMOTE, base_of, resume_command
 from lore.vault import gh, git
 from lore.vault.remote import github_repo
-from lore.vault.worktree import has_changes, worktrees
+from lore.vault.repository import has_changes
+from lore.vault.worktree import worktrees
 
 
 @dataclass
