@@ -99,6 +99,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("garden", "archive_superseded_after_days", 90, COUNT),
     Setting("garden", "low_confidence_max_age_days", 180, COUNT),
     Setting("garden", "remove_unused_taxonomy", True, BOOL),
+    # ...but never the template's entries, nor entries younger than this many days.
+    Setting("garden", "keep_template_taxonomy", True, BOOL),
+    Setting("garden", "keep_new_taxonomy_days", 90, COUNT),
 )
 
 
