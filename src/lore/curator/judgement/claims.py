@@ -1,0 +1,357 @@
+"""Claims: the clauses of a note, and where two notes' clauses say opposite things.
+
+A note's prose (title first) is cut into sentences, and sentences into clauses at
+`;`, at a comma before a conjunction, at `but`, and at `and` when both sides have
+words of their own. Each clause keeps its content terms (Porter stems, antonyms
+folded onto one word of their pair), its polarity (an odd number of negations:
+`not`, `never`, `no`, `without`, `n't`, or a folded antonym such as `disabled`), and
+its quantities (`lore.curator.judgement.quantities`). "A, not B" (also `never B`,
+`rather than B`, `instead of B`) adds a clause that says B is not so, about the
+same thing A is said of.
+
+Two clauses of two notes conflict when they are about the same thing (enough of
+their weighted terms shared, see `ALIGN`) and
+- `number`: they measure the same quantity with values that differ after units are
+  converted (10 messages against 100 messages; 5 s against 10000 ms);
+- `polarity`: one is negated and the other is not (always/never, must/must not,
+  enabled/disabled, required/optional);
+- `alternative`: one note rules B out ("cursor pagination, not offsets") and the
+  other asserts B ("page with offset and limit") without mentioning A.
+
+An acronym in one note (`DLQ`) stands for the words whose initials spell it in the
+other note or in its own definition ("dead-letter queue (DLQ)").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from lore.curator.judgement.notes import JudgedNote, sections
+from lore.curator.judgement.quantities import Quantity, quantities
+from lore.curator.judgement.terms import STOP_WORDS, Idf, fold, is_weak, stem, tokens, weight
+
+NEGATIONS = frozenset(
+    {"not", "no", "never", "cannot", "nor", "without", "none", "neither", "non", "nothing"}
+)
+# Common engineering polarities: each word on the right reads as "not <left>".
+_OPPOSITES = {
+    "enable": "disable",
+    "enabled": "disabled",
+    "enables": "disables",
+    "enabling": "disabling",
+    "allow": "deny forbid disallow prohibit block",
+    "allowed": "denied forbidden disallowed prohibited blocked",
+    "allows": "denies forbids disallows prohibits blocks",
+    "permitted": "prohibited",
+    "accept": "reject",
+    "accepted": "rejected",
+    "accepts": "rejects",
+    "include": "exclude",
+    "included": "excluded",
+    "includes": "excludes",
+    "required": "optional",
+    "after": "before",
+    "sync": "async",
+    "synchronous": "asynchronous",
+    "synchronously": "asynchronously",
+    "true": "false",
+    "use": "avoid",
+    "used": "avoided",
+    "uses": "avoids",
+    "succeeds": "fails",
+    "valid": "invalid",
+    "supported": "unsupported",
+    "safe": "unsafe",
+    "secure": "insecure",
+    "stateful": "stateless",
+}
+# Words that say the same as a word above, so they fold onto it without a flip.
+_SAME = {"mandatory": "required", "compulsory": "required", "needed": "required"}
+ANTONYMS: dict[str, tuple[str, bool]] = {
+    **{word: (stem(word), False) for word in _OPPOSITES},
+    **{
+        negative: (stem(positive), True)
+        for positive, negatives in _OPPOSITES.items()
+        for negative in negatives.split()
+    },
+    **{word: (stem(target), False) for word, target in _SAME.items()},
+}
+_PREFIXES = ("un", "non", "dis", "in")  # unsupported = not supported, when both are there
+
+_KEEP = frozenset({"before", "after"})  # stop words that carry a claim's polarity
+_ABBREVIATIONS = re.compile(r"\b(?:e\.g|i\.e|etc|vs|approx|incl)\.", re.IGNORECASE)
+_SENTENCES = re.compile(r"(?<=[.!?])\s+(?=\S)|\n\s*\n|\n(?=\s*(?:[-*+]|\d+[.)])\s)")
+_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_CLAUSE_BREAK = re.compile(
+    r"\s*;\s*|:\s+|\s+[—–]\s+|\s+-\s+"
+    r"|,\s+(?=(?:and|but|or|so|yet|while|whereas|although|though|because|since|unless|"
+    r"which)\b)|\s+but\s+"
+)
+_AND = re.compile(r"\s+and\s+")
+_ALTERNATIVE = re.compile(r",?\s+(?:not|never|rather than|instead of)\s+(?P<rest>.+)$")
+_LEADING = re.compile(
+    r"^(?:and|but|or|so|yet|while|whereas|although|though|because|since|unless|which)\s+"
+)
+_ACRONYM = re.compile(r"\b[A-Z]{2,6}s?\b")
+_DEFINED = re.compile(r"((?:[A-Za-z][\w-]*[ \t-]+){1,6})\(([A-Z]{2,6})s?\)")
+MAX_ALTERNATIVE_WORDS = 4
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One clause of a note, as the comparison reads it."""
+
+    text: str  # as written (one line)
+    terms: frozenset[str]  # content stems, antonyms folded; no negations, numbers or units
+    negated: bool
+    quantities: tuple[Quantity, ...] = ()
+    focus: frozenset[str] = frozenset()  # "A, not B": B's terms (this clause says B is not so)
+    rival: frozenset[str] = frozenset()  # "A, not B": A's terms
+    acronyms: frozenset[str] = frozenset()  # folded acronyms written in the clause (dlq)
+
+
+@dataclass(frozen=True)
+class Claims:
+    """A note's clauses and what lets another note read its acronyms."""
+
+    id: str
+    clauses: tuple[Clause, ...]
+    words: tuple[str, ...]  # the folded tokens of all its prose, for initials
+    definitions: dict[str, frozenset[str]] = field(default_factory=dict)  # dlq -> terms
+
+
+def _read(text: str) -> tuple[frozenset[str], bool, frozenset[str]]:
+    """(terms, negated, acronyms) of a clause's words."""
+    acronyms = frozenset(fold(match.group().rstrip("s")) for match in _ACRONYM.finditer(text))
+    terms: set[str] = set()
+    flips = 0
+    for token in tokens(text):
+        if token in NEGATIONS:
+            flips += 1
+            continue
+        if token in ANTONYMS:
+            term, flipped = ANTONYMS[token]
+            flips += flipped
+            terms.add(term)
+            continue
+        if token.isdigit() or len(token) < 2 or (token in STOP_WORDS and token not in _KEEP):
+            continue
+        terms.add(stem(token))
+    return frozenset(terms), flips % 2 == 1, acronyms
+
+
+def _count_content(text: str) -> int:
+    return sum(1 for token in tokens(text) if token not in STOP_WORDS and not token.isdigit())
+
+
+def _pieces(sentence: str) -> list[str]:
+    """A sentence cut at clause boundaries; a piece too short to stand is put back."""
+    pieces: list[str] = []
+    for part in _CLAUSE_BREAK.split(sentence):
+        for raw in _AND.split(part):
+            piece = _LEADING.sub("", raw.strip(" ,.!?"))
+            if not piece:
+                continue
+            if pieces and (_count_content(piece) < 2 or _count_content(pieces[-1]) < 2):
+                joiner = " and " if piece[:1].isalnum() else " "
+                pieces[-1] = f"{pieces[-1]}{joiner}{piece}"
+            else:
+                pieces.append(piece)
+    return pieces
+
+
+def _clauses_of(piece: str) -> list[Clause]:
+    """The clause of one piece, plus the clause B of an "A, not B" in it."""
+    alternative = _ALTERNATIVE.search(piece)
+    if alternative and _count_content(alternative["rest"]) <= MAX_ALTERNATIVE_WORDS:
+        chosen = piece[: alternative.start()]
+        if _count_content(chosen) >= 2:
+            terms, negated, acronyms = _read(chosen)
+            main = Clause(
+                " ".join(piece.split()), terms, negated, tuple(quantities(fold(chosen))),
+                acronyms=acronyms,
+            )  # fmt: skip
+            ruled_out, _, more = _read(alternative["rest"])
+            focus = ruled_out - terms
+            if not focus:
+                return [main]
+            chosen_terms = [stem(t) for t in tokens(chosen) if t not in STOP_WORDS]
+            rival = frozenset(t for t in chosen_terms[-2:] if t not in ruled_out)
+            excluded = Clause(
+                main.text, terms | ruled_out, not negated, (), focus, rival, acronyms | more
+            )
+            return [main, excluded]
+    terms, negated, acronyms = _read(piece)
+    return [
+        Clause(
+            " ".join(piece.split()), terms, negated, tuple(quantities(fold(piece))),
+            acronyms=acronyms,
+        )
+    ]  # fmt: skip
+
+
+def claims(note: JudgedNote) -> Claims:
+    """The clauses of a note's title and prose (code, headings and links left out)."""
+    texts = [note.title or ""] + [text for _, text in sections(note.body)]
+    found: list[Clause] = []
+    words: list[str] = []
+    definitions: dict[str, frozenset[str]] = {}
+    for text in texts:
+        words += tokens(text)
+        for match in _DEFINED.finditer(text):
+            acronym = fold(match[2])
+            candidates = tokens(match[1])[-len(acronym) :]
+            if "".join(word[0] for word in candidates) == acronym:
+                definitions[acronym] = frozenset(stem(word) for word in candidates)
+        plain = _ABBREVIATIONS.sub(lambda m: m.group().replace(".", ""), text)
+        for raw in _SENTENCES.split(plain):
+            sentence = _BULLET.sub("", raw).strip()
+            if not sentence:
+                continue
+            for piece in _pieces(" ".join(sentence.split())):
+                found += [c for c in _clauses_of(piece) if c.terms]
+    return Claims(note.id, tuple(found), tuple(words), definitions)
+
+
+def _expansions(acronyms: frozenset[str], one: Claims, other: Claims) -> dict[str, frozenset[str]]:
+    """What each acronym stands for, read from either note."""
+    found: dict[str, frozenset[str]] = {}
+    for acronym in acronyms:
+        known = one.definitions.get(acronym) or other.definitions.get(acronym)
+        if known:
+            found[acronym] = known
+            continue
+        size = len(acronym)
+        words = other.words
+        for start in range(len(words) - size + 1):
+            window = words[start : start + size]
+            initials = all(word[0] == letter for word, letter in zip(window, acronym, strict=True))
+            if initials and not any(word in STOP_WORDS for word in window):
+                found[acronym] = frozenset(stem(word) for word in window)
+                break
+    return found
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """Two clauses that cannot both hold, and why."""
+
+    kind: str  # "number", "polarity" or "alternative"
+    mine: str  # the clause of the note under review, as written
+    theirs: str  # the other note's clause
+    detail: str  # "10 messages against 100 messages", "enabled against disabled", ...
+    strength: float  # how closely the clauses are about the same thing (0..1)
+
+
+POLARITY_ALIGN = 0.5  # weighted Jaccard of two clauses' terms
+NUMBER_ALIGN = 0.3  # the same, without the counted nouns
+ALTERNATIVE_ALIGN = 0.3  # what "A, not B" is said of, against the other clause
+MIN_SHARED = 2  # salient terms two clauses must share to be about the same thing
+
+
+def _fold_prefixes(one: frozenset[str], other: frozenset[str]) -> tuple[frozenset[str], int]:
+    """`one` with `unsupport` read as `support` (a flip each) when `other` has `support`."""
+    folded, flips = set(one), 0
+    for term in one - other:
+        for prefix in _PREFIXES:
+            rest = term[len(prefix) :]
+            if term.startswith(prefix) and len(rest) >= 4 and rest in other:
+                folded.discard(term)
+                folded.add(rest)
+                flips += 1
+                break
+    return frozenset(folded), flips
+
+
+def _align(one: frozenset[str], other: frozenset[str], idf: Idf) -> tuple[float, int]:
+    """(weighted Jaccard, salient terms shared) of two clauses' terms."""
+    shared = one & other
+    if not shared:
+        return 0.0, 0
+    weigh = {term: weight(term, idf) for term in one | other}
+    union = sum(weigh.values())
+    salient = sum(1 for term in shared if not is_weak(term))
+    return (sum(weigh[term] for term in shared) / union if union else 0.0), salient
+
+
+def _with_expansions(clause: Clause, expansions: dict[str, frozenset[str]]) -> frozenset[str]:
+    terms = clause.terms
+    for acronym in clause.acronyms:
+        if acronym in expansions:
+            terms = terms | expansions[acronym]
+    return terms
+
+
+def _polarity(
+    mine: Clause, theirs: Clause, a: frozenset[str], b: frozenset[str], idf: Idf
+) -> Conflict | None:
+    folded_a, flips_a = _fold_prefixes(a, b)
+    folded_b, flips_b = _fold_prefixes(b, a)
+    if (mine.negated ^ (flips_a % 2 == 1)) == (theirs.negated ^ (flips_b % 2 == 1)):
+        return None
+    score, salient = _align(folded_a, folded_b, idf)
+    if score < POLARITY_ALIGN or salient < MIN_SHARED:
+        return None
+    return Conflict("polarity", mine.text, theirs.text, "opposite claims", score)
+
+
+def _number(
+    mine: Clause, theirs: Clause, a: frozenset[str], b: frozenset[str], idf: Idf
+) -> Conflict | None:
+    for quantity in mine.quantities:
+        same = [other for other in theirs.quantities if quantity.measures_same(other)]
+        if not same or any(quantity.equals(other) for other in same):
+            continue
+        if any(q.equals(other) for q in mine.quantities for other in same):
+            continue  # the same value is stated too (a range, a default and a maximum)
+        nouns = quantity.nouns | frozenset().union(*(other.nouns for other in same))
+        score, salient = _align(a - nouns, b - nouns, idf)
+        if score < NUMBER_ALIGN or salient < 1:
+            continue
+        detail = f"{quantity.text} against {same[0].text}"
+        return Conflict("number", mine.text, theirs.text, detail, score)
+    return None
+
+
+def _alternative(ruling: Clause, stating: Clause, stating_terms: frozenset[str], idf: Idf) -> float:
+    """How strongly `stating` asserts the B that `ruling` ("A, not B") rules out (0: not)."""
+    if stating.focus or stating.negated == ruling.negated:
+        return 0.0
+    if not ruling.focus <= stating_terms or ruling.rival & stating_terms:
+        return 0.0
+    about = ruling.terms - ruling.focus - ruling.rival
+    score, salient = _align(about, stating_terms - ruling.focus, idf)
+    if score < ALTERNATIVE_ALIGN or salient < 1:
+        return 0.0
+    return score
+
+
+def conflicts(mine: Claims, theirs: Claims, idf: Idf) -> list[Conflict]:
+    """Where `mine` and `theirs` say opposite things, strongest first."""
+    acronyms = frozenset().union(*(c.acronyms for c in mine.clauses))
+    their_acronyms = frozenset().union(*(c.acronyms for c in theirs.clauses))
+    expand_mine = _expansions(acronyms, mine, theirs)
+    expand_theirs = _expansions(their_acronyms, theirs, mine)
+    their_terms = [(clause, _with_expansions(clause, expand_theirs)) for clause in theirs.clauses]
+    found: list[Conflict] = []
+    for clause in mine.clauses:
+        terms = _with_expansions(clause, expand_mine)
+        for other, other_terms in their_terms:
+            if not terms & other_terms:
+                continue
+            if clause.focus or other.focus:
+                if clause.focus and (score := _alternative(clause, other, other_terms, idf)):
+                    detail = f"rules out {' '.join(sorted(clause.focus))}"
+                    found.append(Conflict("alternative", clause.text, other.text, detail, score))
+                elif other.focus and (score := _alternative(other, clause, terms, idf)):
+                    detail = f"rules out {' '.join(sorted(other.focus))}"
+                    found.append(Conflict("alternative", clause.text, other.text, detail, score))
+                continue
+            conflict = _number(clause, other, terms, other_terms, idf) or _polarity(
+                clause, other, terms, other_terms, idf
+            )
+            if conflict is not None:
+                found.append(conflict)
+    found.sort(key=lambda c: -c.strength)
+    return found
