@@ -25,10 +25,10 @@ other note or in its own definition ("dead-letter queue (DLQ)").
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from lore.curator.judgement.notes import JudgedNote, sections
-from lore.curator.judgement.quantities import Quantity, quantities
+from lore.curator.judgement.quantities import NUMBER_WORDS, UNITS, Quantity, quantities
 from lore.curator.judgement.terms import STOP_WORDS, Idf, fold, is_weak, stem, tokens, weight
 
 NEGATIONS = frozenset(
@@ -51,7 +51,6 @@ _OPPOSITES = {
     "included": "excluded",
     "includes": "excludes",
     "required": "optional",
-    "after": "before",
     "sync": "async",
     "synchronous": "asynchronous",
     "synchronously": "asynchronously",
@@ -59,7 +58,6 @@ _OPPOSITES = {
     "use": "avoid",
     "used": "avoided",
     "uses": "avoids",
-    "succeeds": "fails",
     "valid": "invalid",
     "supported": "unsupported",
     "safe": "unsafe",
@@ -67,7 +65,11 @@ _OPPOSITES = {
     "stateful": "stateless",
 }
 # Words that say the same as a word above, so they fold onto it without a flip.
-_SAME = {"mandatory": "required", "compulsory": "required", "needed": "required"}
+_SAME = {
+    "mandatory": "required",
+    "compulsory": "required",
+    "true": "enabled",
+}
 ANTONYMS: dict[str, tuple[str, bool]] = {
     **{word: (stem(word), False) for word in _OPPOSITES},
     **{
@@ -79,23 +81,30 @@ ANTONYMS: dict[str, tuple[str, bool]] = {
 }
 _PREFIXES = ("un", "non", "dis", "in")  # unsupported = not supported, when both are there
 
-_KEEP = frozenset({"before", "after"})  # stop words that carry a claim's polarity
+_ORDER = frozenset({"before", "after"})
+_NOT_TERMS = STOP_WORDS | frozenset(UNITS) | frozenset(NUMBER_WORDS)
+_TIME_CLAUSE = frozenset({"before", "after", "once", "when", "while", "until"})
 _ABBREVIATIONS = re.compile(r"\b(?:e\.g|i\.e|etc|vs|approx|incl)\.", re.IGNORECASE)
-_SENTENCES = re.compile(r"(?<=[.!?])\s+(?=\S)|\n\s*\n|\n(?=\s*(?:[-*+]|\d+[.)])\s)")
+_SENTENCES = re.compile(r"(?<=[^.][.!?])\s+(?=\S)|\n\s*\n|\n(?=\s*(?:[-*+]|\d+[.)])\s)")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _CLAUSE_BREAK = re.compile(
     r"\s*;\s*|:\s+|\s+[—–]\s+|\s+-\s+"
     r"|,\s+(?=(?:and|but|or|so|yet|while|whereas|although|though|because|since|unless|"
-    r"which)\b)|\s+but\s+"
+    r"which)\b)|\s+(?=(?:but|so that|because|whereas|although|unless)\s)"
 )
 _AND = re.compile(r"\s+and\s+")
-_ALTERNATIVE = re.compile(r",?\s+(?:not|never|rather than|instead of)\s+(?P<rest>.+)$")
+MIN_AND_SIDE = 3  # content words each side of an "and" needs to be a clause of its own
+_ALTERNATIVE = re.compile(
+    r"(?:,\s+(?:not|never)|,?\s+(?:rather than|instead of))\s+(?!(?:because|since|when|if|that|"
+    r"only|just|even|all|every)\b)(?P<rest>.+)$"
+)
 _LEADING = re.compile(
-    r"^(?:and|but|or|so|yet|while|whereas|although|though|because|since|unless|which)\s+"
+    r"^(?:and|but|or|so that|so|yet|while|whereas|although|though|because|since|unless|"
+    r"which)\s+"
 )
 _ACRONYM = re.compile(r"\b[A-Z]{2,6}s?\b")
 _DEFINED = re.compile(r"((?:[A-Za-z][\w-]*[ \t-]+){1,6})\(([A-Z]{2,6})s?\)")
-MAX_ALTERNATIVE_WORDS = 4
+MAX_ALTERNATIVE_WORDS = 6
 
 
 @dataclass(frozen=True)
@@ -109,6 +118,7 @@ class Clause:
     focus: frozenset[str] = frozenset()  # "A, not B": B's terms (this clause says B is not so)
     rival: frozenset[str] = frozenset()  # "A, not B": A's terms
     acronyms: frozenset[str] = frozenset()  # folded acronyms written in the clause (dlq)
+    section: str = ""  # "title", or the lower-case heading it is under ("what", "why", ...)
 
 
 @dataclass(frozen=True)
@@ -126,16 +136,22 @@ def _read(text: str) -> tuple[frozenset[str], bool, frozenset[str]]:
     acronyms = frozenset(fold(match.group().rstrip("s")) for match in _ACRONYM.finditer(text))
     terms: set[str] = set()
     flips = 0
-    for token in tokens(text):
+    words = tokens(text)
+    if words and words[0] in _TIME_CLAUSE:
+        words = words[1:]  # "Before running a migration, ...": when, not whether
+    for token in words:
         if token in NEGATIONS:
             flips += 1
+            continue
+        if token in _ORDER:
+            terms.add(token)  # compared at the pair: "before" against "after" is a flip
             continue
         if token in ANTONYMS:
             term, flipped = ANTONYMS[token]
             flips += flipped
             terms.add(term)
             continue
-        if token.isdigit() or len(token) < 2 or (token in STOP_WORDS and token not in _KEEP):
+        if token.isdigit() or len(token) < 2 or token in _NOT_TERMS:
             continue
         terms.add(stem(token))
     return frozenset(terms), flips % 2 == 1, acronyms
@@ -145,19 +161,23 @@ def _count_content(text: str) -> int:
     return sum(1 for token in tokens(text) if token not in STOP_WORDS and not token.isdigit())
 
 
+def _joined(parts: list[str], joiner: str, least: int) -> list[str]:
+    """`parts` with each one of fewer than `least` content words put back on its neighbour."""
+    pieces: list[str] = []
+    for part in parts:
+        if pieces and (_count_content(part) < least or _count_content(pieces[-1]) < least):
+            pieces[-1] = f"{pieces[-1]}{joiner}{part}"
+        else:
+            pieces.append(part)
+    return pieces
+
+
 def _pieces(sentence: str) -> list[str]:
     """A sentence cut at clause boundaries; a piece too short to stand is put back."""
+    parts = [_LEADING.sub("", part.strip(" ,.!?")) for part in _CLAUSE_BREAK.split(sentence)]
     pieces: list[str] = []
-    for part in _CLAUSE_BREAK.split(sentence):
-        for raw in _AND.split(part):
-            piece = _LEADING.sub("", raw.strip(" ,.!?"))
-            if not piece:
-                continue
-            if pieces and (_count_content(piece) < 2 or _count_content(pieces[-1]) < 2):
-                joiner = " and " if piece[:1].isalnum() else " "
-                pieces[-1] = f"{pieces[-1]}{joiner}{piece}"
-            else:
-                pieces.append(piece)
+    for part in _joined([part for part in parts if part], ", ", 2):
+        pieces += _joined(_AND.split(part), " and ", MIN_AND_SIDE)
     return pieces
 
 
@@ -193,11 +213,11 @@ def _clauses_of(piece: str) -> list[Clause]:
 
 def claims(note: JudgedNote) -> Claims:
     """The clauses of a note's title and prose (code, headings and links left out)."""
-    texts = [note.title or ""] + [text for _, text in sections(note.body)]
+    texts = [("title", note.title or ""), *sections(note.body)]
     found: list[Clause] = []
     words: list[str] = []
     definitions: dict[str, frozenset[str]] = {}
-    for text in texts:
+    for section, text in texts:
         words += tokens(text)
         for match in _DEFINED.finditer(text):
             acronym = fold(match[2])
@@ -210,8 +230,9 @@ def claims(note: JudgedNote) -> Claims:
             if not sentence:
                 continue
             for piece in _pieces(" ".join(sentence.split())):
-                found += [c for c in _clauses_of(piece) if c.terms]
-    return Claims(note.id, tuple(found), tuple(words), definitions)
+                found += [replace(c, section=section) for c in _clauses_of(piece) if c.terms]
+    unique = {(c.text, c.focus): c for c in found}  # a title repeated in the What is one claim
+    return Claims(note.id, tuple(unique.values()), tuple(words), definitions)
 
 
 def _expansions(acronyms: frozenset[str], one: Claims, other: Claims) -> dict[str, frozenset[str]]:
@@ -222,15 +243,24 @@ def _expansions(acronyms: frozenset[str], one: Claims, other: Claims) -> dict[st
         if known:
             found[acronym] = known
             continue
-        size = len(acronym)
-        words = other.words
+        spelled = _spelled(acronym, other.words) or _spelled(acronym, one.words)
+        if spelled:
+            found[acronym] = spelled
+    return found
+
+
+def _spelled(acronym: str, words: tuple[str, ...]) -> frozenset[str]:
+    """Consecutive content words whose initials spell `acronym` (or all but its last letter,
+    for three letters or more: "dead-letter topic" for DLQ, "service level" for SLO)."""
+    for size in (len(acronym), len(acronym) - 1) if len(acronym) >= 3 else (len(acronym),):
+        letters = acronym[:size]
         for start in range(len(words) - size + 1):
             window = words[start : start + size]
-            initials = all(word[0] == letter for word, letter in zip(window, acronym, strict=True))
-            if initials and not any(word in STOP_WORDS for word in window):
-                found[acronym] = frozenset(stem(word) for word in window)
-                break
-    return found
+            if any(word in STOP_WORDS or word == acronym for word in window):
+                continue
+            if all(word[0] == letter for word, letter in zip(window, letters, strict=True)):
+                return frozenset(stem(word) for word in window)
+    return frozenset()
 
 
 @dataclass(frozen=True)
@@ -245,14 +275,23 @@ class Conflict:
 
 
 POLARITY_ALIGN = 0.5  # weighted Jaccard of two clauses' terms
-NUMBER_ALIGN = 0.3  # the same, without the counted nouns
+POLARITY_CONTAINED = 0.8  # or: the smaller clause's weight the larger one holds...
+POLARITY_CONTAINED_SHARED = 3  # ...with this many salient terms shared
+NUMBER_ALIGN = 0.3  # two clauses with the same measure, without its counted nouns
+NUMBER_NEAR_ALIGN = 0.1  # the same, when the words right at the numbers meet too
 ALTERNATIVE_ALIGN = 0.3  # what "A, not B" is said of, against the other clause
 MIN_SHARED = 2  # salient terms two clauses must share to be about the same thing
+HISTORY = "why"
 
 
 def _fold_prefixes(one: frozenset[str], other: frozenset[str]) -> tuple[frozenset[str], int]:
-    """`one` with `unsupport` read as `support` (a flip each) when `other` has `support`."""
+    """`one` with `unsupport` read as `support` (a flip each) when `other` has `support`,
+    and `before` as `after` when `other` says `after` and not `before`."""
     folded, flips = set(one), 0
+    if "before" in one and "after" in other and "after" not in one and "before" not in other:
+        folded.discard("before")
+        folded.add("after")
+        flips += 1
     for term in one - other:
         for prefix in _PREFIXES:
             rest = term[len(prefix) :]
@@ -264,15 +303,29 @@ def _fold_prefixes(one: frozenset[str], other: frozenset[str]) -> tuple[frozense
     return frozenset(folded), flips
 
 
-def _align(one: frozenset[str], other: frozenset[str], idf: Idf) -> tuple[float, int]:
-    """(weighted Jaccard, salient terms shared) of two clauses' terms."""
+@dataclass(frozen=True)
+class _Alignment:
+    jaccard: float  # weighted Jaccard of the two term sets
+    contained: float  # weighted share of the smaller set found in the larger
+    salient: int  # shared terms that are not weak words
+
+
+def _align(one: frozenset[str], other: frozenset[str], idf: Idf) -> _Alignment:
     shared = one & other
     if not shared:
-        return 0.0, 0
+        return _Alignment(0.0, 0.0, 0)
     weigh = {term: weight(term, idf) for term in one | other}
+    common = sum(weigh[term] for term in shared)
     union = sum(weigh.values())
+    smaller = min(sum(weigh[t] for t in one), sum(weigh[t] for t in other))
     salient = sum(1 for term in shared if not is_weak(term))
-    return (sum(weigh[term] for term in shared) / union if union else 0.0), salient
+    return _Alignment(
+        common / union if union else 0.0, common / smaller if smaller else 0.0, salient
+    )
+
+
+def _weight_of(terms: frozenset[str], idf: Idf) -> float:
+    return sum(weight(term, idf) for term in terms)
 
 
 def _with_expansions(clause: Clause, expansions: dict[str, frozenset[str]]) -> frozenset[str]:
@@ -290,41 +343,64 @@ def _polarity(
     folded_b, flips_b = _fold_prefixes(b, a)
     if (mine.negated ^ (flips_a % 2 == 1)) == (theirs.negated ^ (flips_b % 2 == 1)):
         return None
-    score, salient = _align(folded_a, folded_b, idf)
-    if score < POLARITY_ALIGN or salient < MIN_SHARED:
+    found = _align(folded_a, folded_b, idf)
+    close = found.jaccard >= POLARITY_ALIGN and found.salient >= MIN_SHARED
+    negated_a = mine.negated ^ (flips_a % 2 == 1)
+    denying, asserting = (folded_a, folded_b) if negated_a else (folded_b, folded_a)
+    contained = (  # the denial lies (nearly) all inside the assertion: it denies what that says
+        found.contained >= POLARITY_CONTAINED
+        and found.salient >= POLARITY_CONTAINED_SHARED
+        and _weight_of(denying, idf) <= _weight_of(asserting, idf)
+    )
+    if not (close or contained):
         return None
-    return Conflict("polarity", mine.text, theirs.text, "opposite claims", score)
+    return Conflict("polarity", mine.text, theirs.text, "opposite claims", found.jaccard)
 
 
 def _number(
     mine: Clause, theirs: Clause, a: frozenset[str], b: frozenset[str], idf: Idf
 ) -> Conflict | None:
+    """Two values of one measure: paired by the words at the numbers, or by whole clauses.
+
+    `## Why` is left out: it tells what happened ("5 minutes was too short"), not what holds.
+    """
+    if HISTORY in (mine.section, theirs.section):
+        return None
     for quantity in mine.quantities:
         same = [other for other in theirs.quantities if quantity.measures_same(other)]
         if not same or any(quantity.equals(other) for other in same):
             continue
-        if any(q.equals(other) for q in mine.quantities for other in same):
-            continue  # the same value is stated too (a range, a default and a maximum)
+        near = [other for other in same if _salient_shared(quantity.context, other.context)]
         nouns = quantity.nouns | frozenset().union(*(other.nouns for other in same))
-        score, salient = _align(a - nouns, b - nouns, idf)
-        if score < NUMBER_ALIGN or salient < 1:
+        found = _align(a - nouns, b - nouns, idf)
+        if near and found.jaccard >= NUMBER_NEAR_ALIGN:
+            other = near[0]
+        elif not near and found.jaccard >= NUMBER_ALIGN and found.salient >= 1:
+            if any(q.equals(other) for q in mine.quantities for other in same):
+                continue  # the same value is stated too (a default and a maximum)
+            other = same[0]
+        else:
             continue
-        detail = f"{quantity.text} against {same[0].text}"
-        return Conflict("number", mine.text, theirs.text, detail, score)
+        detail = f"{quantity.text} against {other.text}"
+        return Conflict("number", mine.text, theirs.text, detail, found.jaccard)
     return None
+
+
+def _salient_shared(one: frozenset[str], other: frozenset[str]) -> bool:
+    return any(not is_weak(term) for term in one & other)
 
 
 def _alternative(ruling: Clause, stating: Clause, stating_terms: frozenset[str], idf: Idf) -> float:
     """How strongly `stating` asserts the B that `ruling` ("A, not B") rules out (0: not)."""
     if stating.focus or stating.negated == ruling.negated:
         return 0.0
-    if not ruling.focus <= stating_terms or ruling.rival & stating_terms:
+    if not ruling.focus <= stating_terms or (ruling.rival and ruling.rival <= stating_terms):
         return 0.0
     about = ruling.terms - ruling.focus - ruling.rival
-    score, salient = _align(about, stating_terms - ruling.focus, idf)
-    if score < ALTERNATIVE_ALIGN or salient < 1:
+    found = _align(about, stating_terms - ruling.focus, idf)
+    if found.jaccard < ALTERNATIVE_ALIGN or found.salient < 1:
         return 0.0
-    return score
+    return found.jaccard
 
 
 def conflicts(mine: Claims, theirs: Claims, idf: Idf) -> list[Conflict]:

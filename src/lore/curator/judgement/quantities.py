@@ -51,7 +51,7 @@ _UNITS_WORDS = (
     "nineteen", "twenty",
 )  # fmt: skip
 _TENS = ("thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
-_NUMBER_WORDS = {word: float(value) for value, word in enumerate(_UNITS_WORDS)} | {
+NUMBER_WORDS = {word: float(value) for value, word in enumerate(_UNITS_WORDS)} | {
     word: float(value) for value, word in zip(range(30, 100, 10), _TENS, strict=True)
 }
 _SCALES = {"hundred": 100.0, "thousand": 1000.0, "million": 1e6}
@@ -72,7 +72,7 @@ _TOKEN = re.compile(
 )
 _RANGE_WORDS = frozenset({"-", "–", "to", "and"})
 _PER = frozenset({"per", "a", "an", "/", "every", "each"})
-_SKIP_BEFORE = frozenset({"of", "to", "is", "at", "be", "by", "are", "was", "=", ":"})
+_JOINERS = frozenset({"=", ":", "_", "(", "-", "'"})
 
 
 @dataclass(frozen=True)
@@ -80,14 +80,15 @@ class Quantity:
     """One number and what it measures."""
 
     value: float  # in the dimension's base unit (seconds, bytes, per cent, per second)
-    dimension: str  # time, size, percent, factor, count, value; `/time` marks a rate
-    nouns: frozenset[str]  # what a count counts, or what a bare value is the value of
+    dimension: str  # time, size, percent, factor or count; `/time` marks a rate
+    nouns: frozenset[str]  # what a count counts, or the names before a bare number
+    context: frozenset[str]  # the content words right around it, within the clause
     text: str  # as written, for the message
 
     def measures_same(self, other: Quantity) -> bool:
         if self.dimension != other.dimension:
             return False
-        if self.dimension.startswith(("count", "value")):
+        if self.dimension.startswith("count"):
             return bool(self.nouns & other.nouns)
         return True
 
@@ -105,8 +106,8 @@ class _Token:
         self.start, self.end = match.start(), match.end()
         self.glued = match["glued"] or ""
         self.value: float | None = float(match["num"].replace(",", "")) if match["num"] else None
-        if self.kind == "word" and self.text in _NUMBER_WORDS and self.text != "one":
-            self.value = _NUMBER_WORDS[self.text]
+        if self.kind == "word" and self.text in NUMBER_WORDS:
+            self.value = NUMBER_WORDS[self.text]
 
 
 def _tokens(text: str) -> list[_Token]:
@@ -132,8 +133,17 @@ def _is_word(token: _Token | None) -> bool:
     return token is not None and token.kind == "word" and token.value is None
 
 
+def _is_content(token: _Token) -> bool:
+    return _is_word(token) and token.text not in STOP_WORDS and token.text not in UNITS
+
+
 def _in_range(tokens: list[_Token], index: int) -> bool:
-    """`4 to 30`, `4-30`, `between 4 and 30`: either end of a range."""
+    """`4 to 30`, `4-30`, `between 4 and 30`, `from 38% ... to 61%`: a range or a change."""
+    before_word = tokens[index - 1].text if index >= 1 else ""
+    if before_word == "from" or (
+        before_word == "to" and any(t.text == "from" for t in tokens[max(0, index - 12) : index])
+    ):
+        return True
 
     def number_at(position: int) -> bool:
         return 0 <= position < len(tokens) and tokens[position].value is not None
@@ -146,13 +156,38 @@ def _in_range(tokens: list[_Token], index: int) -> bool:
     )
 
 
-def _key(tokens: list[_Token], index: int) -> str:
-    """The content word just before a bare number: what it is the value of."""
-    for position in range(index - 1, max(index - 4, -1), -1):
+def _stops_context(token: _Token) -> bool:
+    """A number or a mark that ends a phrase (`=`, `:` and `_` do not: `pool_size=10`)."""
+    return token.value is not None or (token.kind == "mark" and token.text not in _JOINERS)
+
+
+def _words_before(tokens: list[_Token], index: int, limit: int) -> list[_Token]:
+    found: list[_Token] = []
+    for position in range(index - 1, -1, -1):
         token = tokens[position]
-        if token.text in _SKIP_BEFORE or token.text in STOP_WORDS:
-            continue
-        return stem(token.text) if _is_word(token) else ""
+        if _stops_context(token) or len(found) == limit:
+            break
+        found.append(token)
+    return found
+
+
+def _context(tokens: list[_Token], start: int, end: int) -> frozenset[str]:
+    """Stems of up to three content words before `start` and two after `end`."""
+    before = [t for t in _words_before(tokens, start, 6) if _is_content(t)][:3]
+    after: list[_Token] = []
+    for token in tokens[end:]:
+        if _stops_context(token) or len(after) == 2:
+            break
+        if _is_content(token):
+            after.append(token)
+    return frozenset(stem(token.text) for token in (*before, *after))
+
+
+def _named_unit(tokens: list[_Token], index: int) -> str:
+    """A unit in the name just before a bare number: `TIMEOUT_MS (default 2000)`."""
+    for token in _words_before(tokens, index, 4):
+        if token.text in UNITS and len(token.text) > 1:
+            return token.text
     return ""
 
 
@@ -169,48 +204,56 @@ def quantities(clause: str) -> list[Quantity]:
             value, unit = value * 1000, ""
         elif unit and unit not in UNITS:
             continue  # 4xx, 3ds, 2nd: a name, not a quantity
-        following = tokens[position] if position < len(tokens) else None
-        if following is not None and following.text == "-":  # a 5-second timeout
+        if position < len(tokens) and tokens[position].text == "-":  # a 5-second timeout
             position += 1
-            following = tokens[position] if position < len(tokens) else None
-        if not unit and _is_word(following) and following and following.text in UNITS:
-            unit, position = following.text, position + 1
-        if unit in _MONTHS or (_is_word(following) and following and following.text in _MONTHS):
+        following = tokens[position] if position < len(tokens) else None
+        after_that = tokens[position + 1] if position + 1 < len(tokens) else None
+        if not unit and following is not None and _is_word(following):
+            if following.text in UNITS:
+                unit, position = following.text, position + 1
+            elif _is_content(following) and after_that and after_that.text in _TIME:  # 2 work days
+                unit, position = after_that.text, position + 2
+        if unit in _MONTHS or (following is not None and following.text in _MONTHS):
             continue
-        end = tokens[position - 1].end if position > index + 1 else token.end
         if unit:
             dimension, factor = UNITS[unit]
-            quantity = Quantity(value * factor, dimension, frozenset(), text[token.start : end])
-        elif _is_word(following) and following is not None and following.text not in STOP_WORDS:
+            quantity = Quantity(value * factor, dimension, frozenset(), frozenset(), "")
+        elif following is not None and _is_content(following):
             nouns = {stem(following.text)}
-            second = tokens[position + 1] if position + 1 < len(tokens) else None
             if (
-                _is_word(second)
-                and second is not None
-                and second.text not in STOP_WORDS
-                and not second.text.endswith(("ing", "ed"))
+                after_that is not None
+                and _is_content(after_that)
+                and not after_that.text.endswith(("ing", "ed"))
             ):
-                nouns.add(stem(second.text))
-            end = following.end
+                nouns.add(stem(after_that.text))
             position += 1
-            quantity = Quantity(value, "count", frozenset(nouns), text[token.start : end])
+            quantity = Quantity(value, "count", frozenset(nouns), frozenset(), "")
+        elif token.kind == "word":
+            continue  # "one of"
+        elif named := _named_unit(tokens, index):
+            dimension, factor = UNITS[named]
+            quantity = Quantity(value * factor, dimension, frozenset(), frozenset(), "")
         elif value.is_integer() and 1900 <= value <= 2100:
             continue  # a year
         else:
-            key = _key(tokens, index)
-            if not key:
+            names = [t for t in _words_before(tokens, index, 6) if _is_content(t)][:3]
+            if not names:
                 continue
-            quantity = Quantity(value, "value", frozenset({key}), text[token.start : end])
-        if quantity.dimension != "time":
-            seconds = _per(tokens, position)
-            if seconds:
-                quantity = Quantity(
-                    quantity.value / seconds,
-                    quantity.dimension + "/time",
-                    quantity.nouns,
-                    quantity.text,
-                )
-        found.append(quantity)
+            nouns = frozenset(stem(t.text) for t in names)
+            quantity = Quantity(value, "count", nouns, frozenset(), "")
+        end = tokens[position - 1].end if position > index + 1 else token.end
+        dimension, amount = quantity.dimension, quantity.value
+        if dimension != "time" and (seconds := _per(tokens, position)):
+            dimension, amount = dimension + "/time", amount / seconds
+        found.append(
+            Quantity(
+                amount,
+                dimension,
+                quantity.nouns,
+                _context(tokens, index, position) - quantity.nouns,
+                text[token.start : end],
+            )
+        )
     return found
 
 

@@ -55,7 +55,7 @@ STOP_WORDS = frozenset(
 
 WEAK_WORDS = frozenset(
     """
-    use used uses using make makes made making get gets got getting set sets setting take
+    use used uses using make makes made making set sets setting take
     takes took taken go goes went gone come comes came let lets put puts keep keeps kept
     need needs needed want wants work works worked thing things way ways case cases time
     team teams new old also now today note notes see instead via
