@@ -239,8 +239,8 @@ def quantities(clause: str) -> list[Quantity]:
             names = [t for t in _words_before(tokens, index, 6) if _is_content(t)][:3]
             if not names:
                 continue
-            nouns = frozenset(stem(t.text) for t in names)
-            quantity = Quantity(value, "count", nouns, frozenset(), "")
+            names_of = frozenset(stem(t.text) for t in names)
+            quantity = Quantity(value, "count", names_of, frozenset(), "")
         end = tokens[position - 1].end if position > index + 1 else token.end
         dimension, amount = quantity.dimension, quantity.value
         if dimension != "time" and (seconds := _per(tokens, position)):
