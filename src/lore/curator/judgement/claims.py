@@ -88,10 +88,12 @@ _ABBREVIATIONS = re.compile(r"\b(?:e\.g|i\.e|etc|vs|approx|incl)\.", re.IGNORECA
 _SENTENCES = re.compile(r"(?<=[^.][.!?])\s+(?=\S)|\n\s*\n|\n(?=\s*(?:[-*+]|\d+[.)])\s)")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _CLAUSE_BREAK = re.compile(
-    r"\s*;\s*|:\s+|\s+[—–]\s+|\s+-\s+"
+    r"\s*;\s*"
     r"|,\s+(?=(?:and|but|or|so|yet|while|whereas|although|though|because|since|unless|"
     r"which)\b)|\s+(?=(?:but|so that|because|whereas|although|unless)\s)"
 )
+_COLON = re.compile(r":\s+|\s+[—–-]\s+")
+MIN_LABEL_WORDS = 4  # "Orders and invoices: 10 years", "Pool - size 10": a label and its value
 _AND = re.compile(r"\s+and\s+")
 MIN_AND_SIDE = 3  # content words each side of an "and" needs to be a clause of its own
 _ALTERNATIVE = re.compile(
@@ -177,7 +179,19 @@ def _pieces(sentence: str) -> list[str]:
     parts = [_LEADING.sub("", part.strip(" ,.!?")) for part in _CLAUSE_BREAK.split(sentence)]
     pieces: list[str] = []
     for part in _joined([part for part in parts if part], ", ", 2):
-        pieces += _joined(_AND.split(part), " and ", MIN_AND_SIDE)
+        for labelled in _labelled(_COLON.split(part)):
+            pieces += _joined(_AND.split(labelled), " and ", MIN_AND_SIDE)
+    return pieces
+
+
+def _labelled(parts: list[str]) -> list[str]:
+    """Pieces split at colons, with a short label kept on what follows it."""
+    pieces: list[str] = []
+    for part in parts:
+        if pieces and (_count_content(pieces[-1]) < MIN_LABEL_WORDS or _count_content(part) < 2):
+            pieces[-1] = f"{pieces[-1]} - {part}"
+        else:
+            pieces.append(part)
     return pieces
 
 
@@ -280,6 +294,7 @@ POLARITY_CONTAINED_SHARED = 3  # ...with this many salient terms shared
 NUMBER_ALIGN = 0.3  # two clauses with the same measure, without its counted nouns
 NUMBER_NEAR_ALIGN = 0.1  # the same, when the words right at the numbers meet too
 ALTERNATIVE_ALIGN = 0.3  # what "A, not B" is said of, against the other clause
+FOCUS_SHARE = 0.6  # the weight of B's terms the other clause must name
 MIN_SHARED = 2  # salient terms two clauses must share to be about the same thing
 HISTORY = "why"
 
@@ -357,8 +372,13 @@ def _polarity(
     return Conflict("polarity", mine.text, theirs.text, "opposite claims", found.jaccard)
 
 
-def _number(
-    mine: Clause, theirs: Clause, a: frozenset[str], b: frozenset[str], idf: Idf
+def _number(  # noqa: PLR0917 - one private call site
+    mine: Clause,
+    theirs: Clause,
+    a: frozenset[str],
+    b: frozenset[str],
+    idf: Idf,
+    stated: tuple[Quantity, ...],
 ) -> Conflict | None:
     """Two values of one measure: paired by the words at the numbers, or by whole clauses.
 
@@ -370,6 +390,8 @@ def _number(
         same = [other for other in theirs.quantities if quantity.measures_same(other)]
         if not same or any(quantity.equals(other) for other in same):
             continue
+        if any(_agrees(quantity, other) for other in stated):
+            continue  # the other note states this value elsewhere
         near = [other for other in same if _salient_shared(quantity.context, other.context)]
         nouns = quantity.nouns | frozenset().union(*(other.nouns for other in same))
         found = _align(a - nouns, b - nouns, idf)
@@ -386,6 +408,16 @@ def _number(
     return None
 
 
+def _agrees(quantity: Quantity, other: Quantity) -> bool:
+    """`other` states `quantity`'s value: the same number bare (`3000`, `3000 ms`), or the
+    same value of the same measure with words in common (`3 s timeout`, `timeout 3000 ms`)."""
+    return quantity.written_alike(other) or (
+        quantity.measures_same(other)
+        and quantity.equals(other)
+        and _salient_shared(quantity.context, other.context)
+    )
+
+
 def _salient_shared(one: frozenset[str], other: frozenset[str]) -> bool:
     return any(not is_weak(term) for term in one & other)
 
@@ -394,8 +426,10 @@ def _alternative(ruling: Clause, stating: Clause, stating_terms: frozenset[str],
     """How strongly `stating` asserts the B that `ruling` ("A, not B") rules out (0: not)."""
     if stating.focus or stating.negated == ruling.negated:
         return 0.0
-    if not ruling.focus <= stating_terms or (ruling.rival and ruling.rival <= stating_terms):
-        return 0.0
+    if ruling.rival and ruling.rival <= stating_terms:
+        return 0.0  # it names A too: a comparison, not an assertion of B
+    if _weight_of(ruling.focus & stating_terms, idf) < FOCUS_SHARE * _weight_of(ruling.focus, idf):
+        return 0.0  # B is named by its telling words; a generic head noun may differ
     about = ruling.terms - ruling.focus - ruling.rival
     found = _align(about, stating_terms - ruling.focus, idf)
     if found.jaccard < ALTERNATIVE_ALIGN or found.salient < 1:
@@ -410,6 +444,7 @@ def conflicts(mine: Claims, theirs: Claims, idf: Idf) -> list[Conflict]:
     expand_mine = _expansions(acronyms, mine, theirs)
     expand_theirs = _expansions(their_acronyms, theirs, mine)
     their_terms = [(clause, _with_expansions(clause, expand_theirs)) for clause in theirs.clauses]
+    stated = tuple(q for clause in theirs.clauses for q in clause.quantities)
     found: list[Conflict] = []
     for clause in mine.clauses:
         terms = _with_expansions(clause, expand_mine)
@@ -424,7 +459,7 @@ def conflicts(mine: Claims, theirs: Claims, idf: Idf) -> list[Conflict]:
                     detail = f"rules out {' '.join(sorted(other.focus))}"
                     found.append(Conflict("alternative", clause.text, other.text, detail, score))
                 continue
-            conflict = _number(clause, other, terms, other_terms, idf) or _polarity(
+            conflict = _number(clause, other, terms, other_terms, idf, stated) or _polarity(
                 clause, other, terms, other_terms, idf
             )
             if conflict is not None:

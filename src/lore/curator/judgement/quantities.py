@@ -84,6 +84,7 @@ class Quantity:
     nouns: frozenset[str]  # what a count counts, or the names before a bare number
     context: frozenset[str]  # the content words right around it, within the clause
     text: str  # as written, for the message
+    written: float = 0.0  # the number as written, before any unit (3000 in `3000 ms`)
 
     def measures_same(self, other: Quantity) -> bool:
         if self.dimension != other.dimension:
@@ -95,6 +96,13 @@ class Quantity:
     def equals(self, other: Quantity) -> bool:
         high = max(abs(self.value), abs(other.value))
         return high == 0 or abs(self.value - other.value) <= TOLERANCE * high
+
+    def written_alike(self, other: Quantity) -> bool:
+        """The same number written in both, with a unit on one side only (`3000` and
+        `3000 ms`): most likely one value, its unit left implicit."""
+        return self.written == other.written and (self.dimension == "count") != (
+            other.dimension == "count"
+        )
 
 
 class _Token:
@@ -184,9 +192,12 @@ def _context(tokens: list[_Token], start: int, end: int) -> frozenset[str]:
 
 
 def _named_unit(tokens: list[_Token], index: int) -> str:
-    """A unit in the name just before a bare number: `TIMEOUT_MS (default 2000)`."""
-    for token in _words_before(tokens, index, 4):
-        if token.text in UNITS and len(token.text) > 1:
+    """A unit that ends the name just before a bare number: `TIMEOUT_MS (default 2000)`."""
+    for position in range(index - 1, max(index - 5, 0), -1):
+        token = tokens[position]
+        if token.value is not None:
+            break
+        if token.text in UNITS and len(token.text) > 1 and tokens[position - 1].text == "_":
             return token.text
     return ""
 
@@ -197,6 +208,8 @@ def quantities(clause: str) -> list[Quantity]:
     tokens = _tokens(text)
     found: list[Quantity] = []
     for index, token in enumerate(tokens):
+        if token.value is None and token.text in ("a", "an") and _single_unit(tokens, index):
+            token.value = 1.0  # "cached for a year", "within an hour"
         if token.value is None or _in_range(tokens, index):
             continue
         value, unit, position = token.value, token.glued, index + 1
@@ -252,9 +265,19 @@ def quantities(clause: str) -> list[Quantity]:
                 quantity.nouns,
                 _context(tokens, index, position) - quantity.nouns,
                 text[token.start : end],
+                token.value,
             )
         )
     return found
+
+
+def _single_unit(tokens: list[_Token], index: int) -> bool:
+    """`a`/`an` before a unit of time ("for a year"), unless it makes a rate of a number
+    just before it ("100 requests a minute"); `a second` is too often the ordinal."""
+    following = tokens[index + 1].text if index + 1 < len(tokens) else ""
+    if following not in _TIME or following in ("second", "s", "m", "h", "d", "w", "y"):
+        return False
+    return not any(token.value is not None for token in tokens[max(0, index - 2) : index])
 
 
 def _per(tokens: list[_Token], position: int) -> float | None:
