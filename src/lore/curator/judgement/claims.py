@@ -107,6 +107,7 @@ _LEADING = re.compile(
 _ACRONYM = re.compile(r"\b[A-Z]{2,6}s?\b")
 _DEFINED = re.compile(r"((?:[A-Za-z][\w-]*[ \t-]+){1,6})\(([A-Z]{2,6})s?\)")
 MAX_ALTERNATIVE_WORDS = 6
+MAX_CLAUSES = 200  # of a note; a note is meant to hold one idea in under 200 words
 
 
 @dataclass(frozen=True)
@@ -163,14 +164,19 @@ def _count_content(text: str) -> int:
     return sum(1 for token in tokens(text) if token not in STOP_WORDS and not token.isdigit())
 
 
-def _joined(parts: list[str], joiner: str, least: int) -> list[str]:
-    """`parts` with each one of fewer than `least` content words put back on its neighbour."""
+def _joined(parts: list[str], joiner: str, least: int, label: int = 0) -> list[str]:
+    """`parts` with a part of fewer than `least` content words put back on the one before
+    (and, with `label`, a part after one of fewer than `label` words: a label)."""
     pieces: list[str] = []
+    counts: list[int] = []
     for part in parts:
-        if pieces and (_count_content(part) < least or _count_content(pieces[-1]) < least):
+        count = _count_content(part)
+        if pieces and (count < least or counts[-1] < max(least, label)):
             pieces[-1] = f"{pieces[-1]}{joiner}{part}"
+            counts[-1] += count
         else:
             pieces.append(part)
+            counts.append(count)
     return pieces
 
 
@@ -179,19 +185,8 @@ def _pieces(sentence: str) -> list[str]:
     parts = [_LEADING.sub("", part.strip(" ,.!?")) for part in _CLAUSE_BREAK.split(sentence)]
     pieces: list[str] = []
     for part in _joined([part for part in parts if part], ", ", 2):
-        for labelled in _labelled(_COLON.split(part)):
+        for labelled in _joined(_COLON.split(part), " - ", 2, MIN_LABEL_WORDS):
             pieces += _joined(_AND.split(labelled), " and ", MIN_AND_SIDE)
-    return pieces
-
-
-def _labelled(parts: list[str]) -> list[str]:
-    """Pieces split at colons, with a short label kept on what follows it."""
-    pieces: list[str] = []
-    for part in parts:
-        if pieces and (_count_content(pieces[-1]) < MIN_LABEL_WORDS or _count_content(part) < 2):
-            pieces[-1] = f"{pieces[-1]} - {part}"
-        else:
-            pieces.append(part)
     return pieces
 
 
@@ -246,7 +241,7 @@ def claims(note: JudgedNote) -> Claims:
             for piece in _pieces(" ".join(sentence.split())):
                 found += [replace(c, section=section) for c in _clauses_of(piece) if c.terms]
     unique = {(c.text, c.focus): c for c in found}  # a title repeated in the What is one claim
-    return Claims(note.id, tuple(unique.values()), tuple(words), definitions)
+    return Claims(note.id, tuple(unique.values())[:MAX_CLAUSES], tuple(words), definitions)
 
 
 def _expansions(acronyms: frozenset[str], one: Claims, other: Claims) -> dict[str, frozenset[str]]:
@@ -453,10 +448,10 @@ def conflicts(mine: Claims, theirs: Claims, idf: Idf) -> list[Conflict]:
                 continue
             if clause.focus or other.focus:
                 if clause.focus and (score := _alternative(clause, other, other_terms, idf)):
-                    detail = f"rules out {' '.join(sorted(clause.focus))}"
+                    detail = "this note rules out what the other asserts"
                     found.append(Conflict("alternative", clause.text, other.text, detail, score))
                 elif other.focus and (score := _alternative(other, clause, terms, idf)):
-                    detail = f"rules out {' '.join(sorted(other.focus))}"
+                    detail = "the other note rules out what this one asserts"
                     found.append(Conflict("alternative", clause.text, other.text, detail, score))
                 continue
             conflict = _number(clause, other, terms, other_terms, idf, stated) or _polarity(

@@ -94,7 +94,7 @@ def likeness(one: Profile, other: Profile, idf: Idf) -> Likeness:
     if related.different:
         return Likeness(0.0, title, summary, prose, related, tuple(shared))
     mean = TITLE_WEIGHT * title + SUMMARY_WEIGHT * summary + PROSE_WEIGHT * prose
-    best = max(title, summary, prose)
+    best = max(summary, prose)
     bonus = SUBJECT_BONUS * (
         bool(related.shared_files) + bool(related.shared_tags) + related.same_repo
     )
