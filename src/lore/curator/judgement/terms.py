@@ -118,9 +118,16 @@ def weight(term: str, idf: Idf) -> float:
     return value * WEAK_FACTOR if term in _WEAK_STEMS else value
 
 
+MIN_DOCUMENTS = 100
+
+
 def idf_from_counts(document_frequency: Mapping[str, int], documents: int) -> Idf:
-    """BM25's IDF, `ln(1 + (N - df + 0.5) / (df + 0.5))`; an unseen term counts as df 0."""
-    total = max(documents, 1)
+    """BM25's IDF, `ln(1 + (N - df + 0.5) / (df + 0.5))`; an unseen term counts as df 0.
+
+    N is at least `MIN_DOCUMENTS`: in a vault of a few notes every term is in one or two
+    of them, and two notes being compared would make all their shared terms look common.
+    """
+    total = max(documents, MIN_DOCUMENTS)
 
     def idf(term: str) -> float:
         df = min(document_frequency.get(term, 0), total)
