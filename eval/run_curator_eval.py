@@ -24,6 +24,7 @@ import json
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -129,7 +130,14 @@ def evaluate(threshold: float | None = None) -> dict[str, Any]:
     idf = idf_from_counts(frequency, len(profiles))
     rows = []
     for pair, existing, new in judged:
-        verdict = judge(profiles[new.id], claims(new), profiles[existing.id], claims(existing), idf)
+        verdict = judge(
+            profiles[new.id],
+            partial(claims, new),
+            profiles[existing.id],
+            partial(claims, existing),
+            idf,
+            threshold,
+        )
         conflict = verdict.conflict
         rows.append(
             {
@@ -138,7 +146,7 @@ def evaluate(threshold: float | None = None) -> dict[str, Any]:
                 "kind": pair["kind"],
                 "split": pair["split"],
                 "likeness": round(verdict.likeness.score, 3),
-                "duplicate": verdict.is_near_duplicate(threshold),
+                "duplicate": verdict.near_duplicate,
                 "contradiction": conflict is not None,
                 "conflict": None
                 if conflict is None

@@ -18,6 +18,7 @@ replace the counts behind `idf`, without changing the rules or the judgement.
 from __future__ import annotations
 
 import heapq
+from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,13 +26,14 @@ from dataclasses import dataclass
 from lore.curator.context import CuratorContext, NoteView, view_of_note
 from lore.curator.judgement.claims import Claims, claims
 from lore.curator.judgement.notes import Profile, profile
-from lore.curator.judgement.terms import idf_from_counts, weight
+from lore.curator.judgement.terms import idf_from_counts, weights
 
 MAX_POSTING = 100  # a term used by more notes than this does not propose candidates
 QUERY_TERMS = 16  # a note's heaviest terms that look for candidates
 MAX_CANDIDATES = 8  # notes judged against each note under review
 FILE_WEIGHT = 4.0  # a shared files_touched path, in IDF units
 TAG_WEIGHT = 0.5  # each shared tag, and the same repository (ranking only)
+RERANK = 3  # how many times `limit` of the best-scored notes are checked and re-ranked
 _MEMO = "_lore_judgement_corpus"
 
 
@@ -108,31 +110,34 @@ def related(one: NoteView, other: NoteView) -> bool:
 def candidates(
     corpus: Corpus, index: int, eligible: Callable[[int], bool], limit: int = MAX_CANDIDATES
 ) -> list[int]:
-    """The notes to judge against note `index`: the `limit` best of the eligible ones."""
+    """The notes to judge note `index` against: the `limit` best eligible notes before it
+    (the vault's notes, then the notes reviewed earlier in the run)."""
     entry = corpus.entries[index]
     mine = entry.profile
+    table = weights(corpus.idf)
     query = heapq.nlargest(
         QUERY_TERMS,
         (term for term in mine.terms if term in corpus.postings),
-        key=lambda term: (weight(term, corpus.idf), term),
+        key=lambda term: (table(term), term),
     )
     scores: dict[int, float] = defaultdict(float)
     for term in query:
-        share = weight(term, corpus.idf)
-        for other in corpus.postings[term]:
+        share = table(term)
+        postings = corpus.postings[term]
+        for other in postings[: bisect_left(postings, index)]:
             scores[other] += share
     for path in mine.files:
-        for other in corpus.by_file.get(path, ()):
+        postings = corpus.by_file[path]
+        for other in postings[: bisect_left(postings, index)]:
             scores[other] += FILE_WEIGHT
+    # Rank by shared weight first; only the best few are checked and re-ranked with tags.
+    best = heapq.nlargest(limit * RERANK, scores.items(), key=lambda item: (item[1], item[0]))
     ranked = []
-    for other, score in scores.items():
-        if other == index or not eligible(other):
-            continue
+    for other, score in best:
         theirs = corpus.entries[other]
-        if related(entry.view, theirs.view):
+        if not eligible(other) or related(entry.view, theirs.view):
             continue
-        bonus = TAG_WEIGHT * (
-            len(mine.tags & theirs.profile.tags) + bool(mine.repos & theirs.profile.repos)
-        )
+        shared_tags = len(mine.tags & theirs.profile.tags)
+        bonus = TAG_WEIGHT * (shared_tags + bool(mine.repos & theirs.profile.repos))
         ranked.append((score + bonus, other))
     return [other for _, other in heapq.nlargest(limit, ranked)]

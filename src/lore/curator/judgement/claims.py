@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 
 from lore.curator.judgement.notes import JudgedNote, sections
 from lore.curator.judgement.quantities import NUMBER_WORDS, UNITS, Quantity, quantities
-from lore.curator.judgement.terms import STOP_WORDS, Idf, fold, is_weak, stem, tokens, weight
+from lore.curator.judgement.terms import STOP_WORDS, Idf, fold, is_weak, stem, tokens, weights
 
 NEGATIONS = frozenset(
     {"not", "no", "never", "cannot", "nor", "without", "none", "neither", "non", "nothing"}
@@ -105,7 +105,7 @@ _LEADING = re.compile(
     r"which)\s+"
 )
 _ACRONYM = re.compile(r"\b[A-Z]{2,6}s?\b")
-_DEFINED = re.compile(r"((?:[A-Za-z][\w-]*[ \t-]+){1,6})\(([A-Z]{2,6})s?\)")
+_DEFINED = re.compile(r"\(([A-Z]{2,6})s?\)")  # "dead-letter queue (DLQ)"
 MAX_ALTERNATIVE_WORDS = 6
 MAX_CLAUSES = 200  # of a note; a note is meant to hold one idea in under 200 words
 
@@ -229,8 +229,8 @@ def claims(note: JudgedNote) -> Claims:
     for section, text in texts:
         words += tokens(text)
         for match in _DEFINED.finditer(text):
-            acronym = fold(match[2])
-            candidates = tokens(match[1])[-len(acronym) :]
+            acronym = fold(match[1])
+            candidates = tokens(text[max(0, match.start() - 80) : match.start()])[-len(acronym) :]
             if "".join(word[0] for word in candidates) == acronym:
                 definitions[acronym] = frozenset(stem(word) for word in candidates)
         plain = _ABBREVIATIONS.sub(lambda m: m.group().replace(".", ""), text)
@@ -303,6 +303,8 @@ def _fold_prefixes(one: frozenset[str], other: frozenset[str]) -> tuple[frozense
         folded.add("after")
         flips += 1
     for term in one - other:
+        if not term.startswith(_PREFIXES):
+            continue
         for prefix in _PREFIXES:
             rest = term[len(prefix) :]
             if term.startswith(prefix) and len(rest) >= 4 and rest in other:
@@ -324,10 +326,11 @@ def _align(one: frozenset[str], other: frozenset[str], idf: Idf) -> _Alignment:
     shared = one & other
     if not shared:
         return _Alignment(0.0, 0.0, 0)
-    weigh = {term: weight(term, idf) for term in one | other}
-    common = sum(weigh[term] for term in shared)
-    union = sum(weigh.values())
-    smaller = min(sum(weigh[t] for t in one), sum(weigh[t] for t in other))
+    table = weights(idf)
+    common = sum(table(term) for term in shared)
+    size_one, size_two = table.total(one), table.total(other)
+    union = size_one + size_two - common
+    smaller = min(size_one, size_two)
     salient = sum(1 for term in shared if not is_weak(term))
     return _Alignment(
         common / union if union else 0.0, common / smaller if smaller else 0.0, salient
@@ -335,7 +338,7 @@ def _align(one: frozenset[str], other: frozenset[str], idf: Idf) -> _Alignment:
 
 
 def _weight_of(terms: frozenset[str], idf: Idf) -> float:
-    return sum(weight(term, idf) for term in terms)
+    return weights(idf).total(terms)
 
 
 def _with_expansions(clause: Clause, expansions: dict[str, frozenset[str]]) -> frozenset[str]:

@@ -87,14 +87,14 @@ class Profile:
 
 def profile(note: JudgedNote) -> Profile:
     title = content_terms(note.title or "")
-    parts = sections(note.body)
-    what = next((text for name, text in parts if name == _WHAT), parts[0][1] if parts else "")
-    every = [term for _, text in parts for term in content_terms(text)]
+    parts = [(name, content_terms(text)) for name, text in sections(note.body)]
+    what = next((terms for name, terms in parts if name == _WHAT), parts[0][1] if parts else [])
+    every = frozenset(title).union(*(terms for _, terms in parts))
     return Profile(
         id=note.id,
         title=frozenset(title),
-        summary=frozenset(title + content_terms(what)),
-        terms=frozenset(title + every),
+        summary=frozenset(title + what),
+        terms=every,
         tags=frozenset(tag.lower() for tag in note.tags),
         repos=frozenset(repo.lower() for repo in note.repo),
         services=frozenset(service.lower() for service in note.services),

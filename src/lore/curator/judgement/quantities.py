@@ -70,6 +70,13 @@ _TOKEN = re.compile(
     r"(?P<num>\d{1,3}(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?)(?P<glued>[a-zµ%]+)?"
     r"|(?P<word>[a-zµ][a-z0-9µ]*)|(?P<mark>%|[^\sa-z0-9])"
 )
+_MAYBE = re.compile(
+    r"\d|\b(?:"
+    + "|".join(NUMBER_WORDS)
+    + r"|an?\s+(?:"
+    + "|".join(word for word in _TIME if len(word) > 1)
+    + r"))\b"
+)
 _RANGE_WORDS = frozenset({"-", "–", "to", "and"})
 _PER = frozenset({"per", "a", "an", "/", "every", "each"})
 _JOINERS = frozenset({"=", ":", "_", "(", "-", "'"})
@@ -204,6 +211,8 @@ def _named_unit(tokens: list[_Token], index: int) -> str:
 
 def quantities(clause: str) -> list[Quantity]:
     """The quantities of one clause (lower-cased text), in order."""
+    if not _MAYBE.search(clause):
+        return []  # most clauses have no number at all: skip the tokenising
     text = _NOISE.sub(" ", clause)
     tokens = _tokens(text)
     found: list[Quantity] = []

@@ -67,13 +67,18 @@ class Likeness:
     summary: float
     prose: float
     subject: Subject
-    shared: tuple[str, ...]  # the heaviest terms both notes use, heaviest first
+    in_both: frozenset[str]  # the terms both notes use
 
     def explain(self) -> str:
         return (
             f"titles {self.title:.0%}, summaries {self.summary:.0%}, whole notes "
             f"{self.prose:.0%} alike by weighted terms"
         )
+
+    def shared(self, idf: Idf, limit: int = MAX_SHARED_SHOWN) -> list[str]:
+        """The heaviest terms both notes use, heaviest first (for a message)."""
+        salient = (term for term in self.in_both if not is_weak(term))
+        return sorted(salient, key=lambda term: (-weight(term, idf), term))[:limit]
 
 
 TITLE_WEIGHT, SUMMARY_WEIGHT, PROSE_WEIGHT = 0.3, 0.4, 0.3
@@ -84,19 +89,16 @@ SUBJECT_BONUS = 0.05  # each of: a shared file, a shared tag, the same repositor
 def likeness(one: Profile, other: Profile, idf: Idf) -> Likeness:
     """How far `one` and `other` hold the same lesson (0 when their subjects differ)."""
     related = subject(one, other)
+    in_both = one.terms & other.terms
+    if related.different:
+        return Likeness(0.0, 0.0, 0.0, 0.0, related, in_both)
     title, _ = weighted_overlap(one.title, other.title, idf)
     summary, _ = weighted_overlap(one.summary, other.summary, idf)
     prose, _ = weighted_overlap(one.terms, other.terms, idf)
-    shared = sorted(
-        (term for term in one.terms & other.terms if not is_weak(term)),
-        key=lambda term: (-weight(term, idf), term),
-    )[:MAX_SHARED_SHOWN]
-    if related.different:
-        return Likeness(0.0, title, summary, prose, related, tuple(shared))
     mean = TITLE_WEIGHT * title + SUMMARY_WEIGHT * summary + PROSE_WEIGHT * prose
     best = max(summary, prose)
     bonus = SUBJECT_BONUS * (
         bool(related.shared_files) + bool(related.shared_tags) + related.same_repo
     )
     score = min(1.0, BEST_SHARE * best + (1 - BEST_SHARE) * mean + bonus)
-    return Likeness(score, title, summary, prose, related, tuple(shared))
+    return Likeness(score, title, summary, prose, related, in_both)

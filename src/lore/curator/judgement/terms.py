@@ -20,7 +20,8 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Mapping
+import weakref
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 
 import snowballstemmer
@@ -103,19 +104,68 @@ def is_content(token: str) -> bool:
     return len(token) > 1 and token not in STOP_WORDS and not token.isdigit()
 
 
+_TERM_OF: dict[str, str] = {}  # token -> its term, or "" for a token that is not content
+_MAX_TERMS_KNOWN = 500_000
+
+
 def content_terms(text: str) -> list[str]:
     """The stems of the content tokens of `text`, in order, repeats kept."""
-    return [stem(token) for token in tokens(text) if is_content(token)]
+    known = _TERM_OF
+    if len(known) > _MAX_TERMS_KNOWN:
+        known.clear()
+    found: list[str] = []
+    for token in tokens(text):
+        term = known.get(token)
+        if term is None:
+            term = known[token] = stem(token) if is_content(token) else ""
+        if term:
+            found.append(term)
+    return found
 
 
 def is_weak(term: str) -> bool:
     return term in _WEAK_STEMS or term in _STOP_STEMS
 
 
+class Weights:
+    """An IDF's term weights, each computed once, and the total weight of a term set,
+    each set once (a full audit weighs the same notes' terms many thousand times)."""
+
+    def __init__(self, idf: Idf) -> None:
+        self.idf = idf
+        self._terms: dict[str, float] = {}
+        self._totals: dict[frozenset[str], float] = {}
+
+    def __call__(self, term: str) -> float:
+        found = self._terms.get(term)
+        if found is None:
+            found = self.idf(term)
+            if term in _WEAK_STEMS:
+                found *= WEAK_FACTOR
+            self._terms[term] = found
+        return found
+
+    def total(self, terms: frozenset[str]) -> float:
+        found = self._totals.get(terms)
+        if found is None:
+            found = self._totals[terms] = sum(self(term) for term in terms)
+        return found
+
+
+_WEIGHTS: weakref.WeakKeyDictionary[Idf, Weights] = weakref.WeakKeyDictionary()
+
+
+def weights(idf: Idf) -> Weights:
+    """The memoised weights of an IDF (one table per IDF function)."""
+    found = _WEIGHTS.get(idf)
+    if found is None:
+        found = _WEIGHTS[idf] = Weights(idf)
+    return found
+
+
 def weight(term: str, idf: Idf) -> float:
     """The term's IDF, cut for words that say little in any vault."""
-    value = idf(term)
-    return value * WEAK_FACTOR if term in _WEAK_STEMS else value
+    return weights(idf)(term)
 
 
 MIN_DOCUMENTS = 100
@@ -136,14 +186,15 @@ def idf_from_counts(document_frequency: Mapping[str, int], documents: int) -> Id
     return idf
 
 
-def weighted_overlap(one: Iterable[str], other: Iterable[str], idf: Idf) -> tuple[float, float]:
+def weighted_overlap(one: frozenset[str], other: frozenset[str], idf: Idf) -> tuple[float, float]:
     """(weighted Jaccard, weighted share of the smaller side) of two term sets."""
-    first, second = set(one), set(other)
-    if not first or not second:
+    if not one or not other:
         return 0.0, 0.0
-    shared = sum(weight(term, idf) for term in first & second)
-    size_one = sum(weight(term, idf) for term in first)
-    size_two = sum(weight(term, idf) for term in second)
+    table = weights(idf)
+    shared = sum(table(term) for term in one & other)
+    if not shared:
+        return 0.0, 0.0
+    size_one, size_two = table.total(one), table.total(other)
     union = size_one + size_two - shared
     smaller = min(size_one, size_two)
     return (shared / union if union else 0.0), (shared / smaller if smaller else 0.0)

@@ -17,6 +17,7 @@ expired or stale) is not contradicted. Which notes are judged is
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from lore.curator.candidates import Corpus, candidates, corpus_of
 from lore.curator.context import CuratorContext
@@ -52,16 +53,18 @@ def check(context: CuratorContext) -> list[Finding]:
     if not reviewed:
         return []
     inactive = context.statuses_after if context.audit else context.statuses_before
+
+    def active(other: int) -> bool:
+        """A note of the vault active before the change; any note under review before this
+        one (in an audit, an active one)."""
+        entry = corpus.entries[other]
+        if entry.reviewed and not context.audit:
+            return True
+        return entry.view.id not in inactive
+
     findings: list[Finding] = []
     for index in reviewed:
-
-        def eligible(other: int, index: int = index) -> bool:
-            entry = corpus.entries[other]
-            if entry.reviewed:  # an earlier note of the change (of the vault, in an audit)
-                return other < index and not (context.audit and entry.view.id in inactive)
-            return entry.view.id not in inactive
-
-        findings += _check_note(corpus, index, eligible)
+        findings += _check_note(corpus, index, active)
     return findings
 
 
@@ -71,7 +74,11 @@ def _check_note(corpus: Corpus, index: int, eligible: Callable[[int], bool]) -> 
     for other in candidates(corpus, index, eligible):
         theirs = corpus.entries[other]
         found = contradiction(
-            entry.profile, corpus.claims(index), theirs.profile, corpus.claims(other), corpus.idf
+            entry.profile,
+            partial(corpus.claims, index),
+            theirs.profile,
+            partial(corpus.claims, other),
+            corpus.idf,
         )
         if found is None:
             continue

@@ -18,11 +18,12 @@ newer note. Which notes are judged is `lore.curator.candidates`' decision.
 from __future__ import annotations
 
 import re
+from functools import partial
 
 from lore.curator.candidates import Corpus, candidates, corpus_of, related
 from lore.curator.context import CuratorContext
 from lore.curator.finding import ERROR, WARNING, Finding
-from lore.curator.judgement.verdict import judge
+from lore.curator.judgement.verdict import near_duplicate
 
 NAME = "duplicate"
 RULES = {
@@ -92,17 +93,22 @@ def _check_note(
             )
         )
     near = 0
-    for other in candidates(corpus, index, lambda candidate: candidate < index):
+    for other in candidates(corpus, index, lambda candidate: True):
         if other == copy or not corpus.entries[other].view.body.strip():
             continue
         theirs = corpus.entries[other]
-        verdict = judge(
-            entry.profile, corpus.claims(index), theirs.profile, corpus.claims(other), corpus.idf
+        verdict = near_duplicate(
+            entry.profile,
+            partial(corpus.claims, index),
+            theirs.profile,
+            partial(corpus.claims, other),
+            corpus.idf,
+            threshold,
         )
-        if not verdict.is_near_duplicate(threshold):
+        if not verdict.near_duplicate:
             continue
         likeness = verdict.likeness
-        shared = ", ".join(likeness.shared[:4])
+        shared = ", ".join(likeness.shared(corpus.idf, 4))
         findings.append(
             Finding(
                 "duplicate/near",
