@@ -48,6 +48,7 @@ RESULTS = HERE / "curator" / "results.json"
 NOTES = HERE / "vault" / "notes"
 LABELS = ("duplicate", "contradiction", "distinct")
 TARGETS = {"precision": 0.90, "recall": 0.80}
+SPLITS = ("tune", "held-out", "held-out-2")
 
 
 @dataclass(frozen=True)
@@ -159,7 +160,7 @@ def evaluate(threshold: float | None = None) -> dict[str, Any]:
             }
         )
     summary: dict[str, Any] = {}
-    for split in ("all", "tune", "held-out"):
+    for split in ("all", *SPLITS):
         chosen = [row for row in rows if split == "all" or row["split"] == split]
         summary[split] = {
             "pairs": len(chosen),
