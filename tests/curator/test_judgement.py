@@ -166,6 +166,8 @@ def test_each_kind_of_contradiction(mine: str, theirs: str, kind: str) -> None:
         ("Before running a migration, env.py sets lock_timeout to 3s.",
          "env.py sets lock_timeout = '3s' before each migration."),  # "before" says when
         ("Checkout runs 4 to 30 pods.", "Checkout runs 12 pods at night."),  # a range
+        ("Services do not share namespaces.",
+         "Every service gets its own namespace."),  # "not" bears on a word the other lacks
     ],
 )  # fmt: skip
 def test_agreeing_clauses_do_not_conflict(mine: str, theirs: str) -> None:

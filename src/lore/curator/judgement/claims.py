@@ -83,6 +83,7 @@ _PREFIXES = ("un", "non", "dis", "in")  # unsupported = not supported, when both
 
 _ORDER = frozenset({"before", "after"})
 _NOT_TERMS = STOP_WORDS | frozenset(UNITS) | frozenset(NUMBER_WORDS)
+_ANTONYM_HEAD = "<antonym>"
 _TIME_CLAUSE = frozenset({"before", "after", "once", "when", "while", "until"})
 _ABBREVIATIONS = re.compile(r"\b(?:e\.g|i\.e|etc|vs|approx|incl)\.", re.IGNORECASE)
 _SENTENCES = re.compile(r"(?<=[^.][.!?])\s+(?=\S)|\n\s*\n|\n(?=\s*(?:[-*+]|\d+[.)])\s)")
@@ -121,6 +122,7 @@ class Clause:
     focus: frozenset[str] = frozenset()  # "A, not B": B's terms (this clause says B is not so)
     rival: frozenset[str] = frozenset()  # "A, not B": A's terms
     acronyms: frozenset[str] = frozenset()  # folded acronyms written in the clause (dlq)
+    heads: frozenset[str] = frozenset()  # what its negations bear on ("share" in "not share")
     section: str = ""  # "title", or the lower-case heading it is under ("what", "why", ...)
 
 
@@ -134,17 +136,21 @@ class Claims:
     definitions: dict[str, frozenset[str]] = field(default_factory=dict)  # dlq -> terms
 
 
-def _read(text: str) -> tuple[frozenset[str], bool, frozenset[str]]:
-    """(terms, negated, acronyms) of a clause's words."""
+def _read(text: str) -> tuple[frozenset[str], bool, frozenset[str], frozenset[str]]:
+    """(terms, negated, acronyms, heads) of a clause's words; a head is what a negation
+    bears on: the first telling word after `not`/`never`/..., or a folded antonym."""
     acronyms = frozenset(fold(match.group().rstrip("s")) for match in _ACRONYM.finditer(text))
     terms: set[str] = set()
+    heads: set[str] = set()
     flips = 0
+    waiting = False  # a negation waits for the word it bears on
     words = tokens(text)
     if words and words[0] in _TIME_CLAUSE:
         words = words[1:]  # "Before running a migration, ...": when, not whether
     for token in words:
         if token in NEGATIONS:
             flips += 1
+            waiting = True
             continue
         if token in _ORDER:
             terms.add(token)  # compared at the pair: "before" against "after" is a flip
@@ -153,11 +159,21 @@ def _read(text: str) -> tuple[frozenset[str], bool, frozenset[str]]:
             term, flipped = ANTONYMS[token]
             flips += flipped
             terms.add(term)
+            if flipped:
+                heads.add(_ANTONYM_HEAD)  # "disabled" bears on its subject, whatever words
+                waiting = False
+            elif waiting and not is_weak(term):
+                heads.add(term)
+                waiting = False
             continue
         if token.isdigit() or len(token) < 2 or token in _NOT_TERMS:
             continue
-        terms.add(stem(token))
-    return frozenset(terms), flips % 2 == 1, acronyms
+        term = stem(token)
+        terms.add(term)
+        if waiting and not is_weak(term):
+            heads.add(term)
+            waiting = False
+    return frozenset(terms), flips % 2 == 1, acronyms, frozenset(heads)
 
 
 def _count_content(text: str) -> int:
@@ -196,12 +212,12 @@ def _clauses_of(piece: str) -> list[Clause]:
     if alternative and _count_content(alternative["rest"]) <= MAX_ALTERNATIVE_WORDS:
         chosen = piece[: alternative.start()]
         if _count_content(chosen) >= 2:
-            terms, negated, acronyms = _read(chosen)
+            terms, negated, acronyms, heads = _read(chosen)
             main = Clause(
                 " ".join(piece.split()), terms, negated, tuple(quantities(fold(chosen))),
-                acronyms=acronyms,
+                acronyms=acronyms, heads=heads,
             )  # fmt: skip
-            ruled_out, _, more = _read(alternative["rest"])
+            ruled_out, _, more, _ = _read(alternative["rest"])
             focus = ruled_out - terms
             if not focus:
                 return [main]
@@ -211,11 +227,11 @@ def _clauses_of(piece: str) -> list[Clause]:
                 main.text, terms | ruled_out, not negated, (), focus, rival, acronyms | more
             )
             return [main, excluded]
-    terms, negated, acronyms = _read(piece)
+    terms, negated, acronyms, heads = _read(piece)
     return [
         Clause(
             " ".join(piece.split()), terms, negated, tuple(quantities(fold(piece))),
-            acronyms=acronyms,
+            acronyms=acronyms, heads=heads,
         )
     ]  # fmt: skip
 
@@ -356,10 +372,13 @@ def _polarity(
     folded_b, flips_b = _fold_prefixes(b, a)
     if (mine.negated ^ (flips_a % 2 == 1)) == (theirs.negated ^ (flips_b % 2 == 1)):
         return None
+    negated_a = mine.negated ^ (flips_a % 2 == 1)
+    denier, denier_flips = (mine, flips_a) if negated_a else (theirs, flips_b)
+    denying, asserting = (folded_a, folded_b) if negated_a else (folded_b, folded_a)
+    if not denier_flips and _ANTONYM_HEAD not in denier.heads and not denier.heads & asserting:
+        return None  # the negation bears on a word the other clause does not use
     found = _align(folded_a, folded_b, idf)
     close = found.jaccard >= POLARITY_ALIGN and found.salient >= MIN_SHARED
-    negated_a = mine.negated ^ (flips_a % 2 == 1)
-    denying, asserting = (folded_a, folded_b) if negated_a else (folded_b, folded_a)
     contained = (  # the denial lies (nearly) all inside the assertion: it denies what that says
         found.contained >= POLARITY_CONTAINED
         and found.salient >= POLARITY_CONTAINED_SHARED
