@@ -10,11 +10,12 @@ its quantities (`lore.curator.judgement.quantities`). "A, not B" (also `never B`
 same thing A is said of.
 
 Two clauses of two notes conflict when they are about the same thing (enough of
-their weighted terms shared, see `ALIGN`) and
+their weighted terms shared: the `*_ALIGN` constants) and
 - `number`: they measure the same quantity with values that differ after units are
-  converted (10 messages against 100 messages; 5 s against 10000 ms);
+  converted (10 messages against 100 messages; 5 s against 10000 ms), and the other
+  note does not state the value elsewhere; `## Why` is history and is left out;
 - `polarity`: one is negated and the other is not (always/never, must/must not,
-  enabled/disabled, required/optional);
+  enabled/disabled, required/optional), and the word a `not` bears on is in both;
 - `alternative`: one note rules B out ("cursor pagination, not offsets") and the
   other asserts B ("page with offset and limit") without mentioning A.
 
@@ -37,7 +38,7 @@ NEGATIONS = frozenset(
 # Common engineering polarities: each word on the right reads as "not <left>".
 _OPPOSITES = {
     "enable": "disable",
-    "enabled": "disabled",
+    "enabled": "disabled false",
     "enables": "disables",
     "enabling": "disabling",
     "allow": "deny forbid disallow prohibit block",
@@ -54,7 +55,6 @@ _OPPOSITES = {
     "sync": "async",
     "synchronous": "asynchronous",
     "synchronously": "asynchronously",
-    "true": "false",
     "use": "avoid",
     "used": "avoided",
     "uses": "avoids",
