@@ -362,23 +362,32 @@ def recall(root: Path, request: RecallRequest) -> RecallResult:
     """Recall from the vault at `root`: the index when it can, a scan of the files if not.
 
     The index connection is kept for this thread's next recall (`open_index_kept`
-    checks it is still the same, sound and fresh index before reusing it).
+    checks it is still the same, sound and fresh index before reusing it); a damaged
+    index is rebuilt first (`read_index`).
     """
-    from lore.index.build import IndexUnavailable, forget_kept_index, open_index_kept
+    from lore.index.build import IndexUnavailable
+    from lore.index.read import read_index
 
+    notices: list[str] = []
     try:
-        conn, state = open_index_kept(root)
-        result = recall_in_index(conn, request)
+        result, skipped = read_index(
+            root,
+            lambda conn, state: (recall_in_index(conn, request), state.skipped),
+            kept=True,
+            fallback=False,
+            notices=notices,
+        )
     except (IndexUnavailable, sqlite3.Error) as exc:
-        forget_kept_index()
         from lore.recall.scan import recall_by_scan
 
         result = recall_by_scan(root, request)
-        result.notices.append(f"The index could not be used ({exc}); scanned the files instead.")
+        result.notices[:0] = notices
+        reason = exc.message if isinstance(exc, IndexUnavailable) else f"The index failed: {exc}."
+        result.notices.append(f"{reason} Scanned the files instead.")
         return result
-    if state.skipped:
+    result.notices[:0] = notices
+    if skipped:
         result.notices.append(
-            f"{state.skipped} note(s) could not be read and are not searched; "
-            "`lore index` lists them."
+            f"{skipped} note(s) could not be read and are not searched; `lore index` lists them."
         )
     return result
