@@ -287,3 +287,30 @@ def test_running_gh_is_found() -> None:
     assert runs_gh(ast.parse("import subprocess\nsubprocess.run(['gh', 'pr', 'list'])\n"))
     assert runs_gh(ast.parse("subprocess.run([gh_executable(), 'api', 'user'])\n"))
     assert not runs_gh(ast.parse("checks.append(('gh', 'found'))\n"))
+
+
+# The contract's version is put on every JSON object in one place (`lore.versioned`);
+# these modules write *other programs'* formats that happen to carry a version key.
+OTHER_FORMATS = {"lore.integrations.install.agents", "lore.integrations.install.components"}
+
+
+def hand_built_versions(tree: ast.Module) -> int:
+    return sum(
+        1
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Dict)
+        for key, value in zip(node.keys, node.values, strict=True)
+        if isinstance(key, ast.Constant)
+        and key.value == "version"
+        and isinstance(value, ast.Constant)
+    )
+
+
+def test_the_json_version_is_written_once() -> None:
+    found = {
+        name: count
+        for name, _, tree in sources()
+        if name not in OTHER_FORMATS and (count := hand_built_versions(tree))
+    }
+    assert found == {}
+    assert hand_built_versions(ast.parse('print({"version": 1, "a": 2})')) == 1

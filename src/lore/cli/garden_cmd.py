@@ -64,11 +64,9 @@ def run(args: argparse.Namespace) -> int:
     outcome = propose_garden(vault.root, plan, timeout=args.timeout) if args.propose else None
     if args.json:
         from lore.cli.output import print_json
+        from lore.team.garden import garden_json
 
-        data: dict[str, Any] = {"version": 1, **plan.to_json(), "proposal": None}
-        if outcome is not None:
-            data["proposal"] = _outcome_json(outcome)
-        print_json(data)
+        print_json(garden_json(plan, outcome))
     else:
         _show_plan(plan)
         if outcome is not None:
@@ -80,16 +78,6 @@ def run(args: argparse.Namespace) -> int:
                 "[dim]Nothing was changed. Run `lore garden --propose` to open the PR.[/]"
             )
     return ExitCode.PROBLEMS_FOUND if plan.items and not args.propose else ExitCode.OK
-
-
-def _outcome_json(outcome: Any) -> dict[str, Any]:
-    return {
-        "name": outcome.note_id,
-        "branch": outcome.branch,
-        "status": outcome.status,
-        "pull_request": outcome.pr_url,
-        "next": outcome.next_steps,
-    }
 
 
 def _show_plan(plan: Any) -> None:
@@ -113,7 +101,9 @@ def _show_outcome(outcome: Any, as_json: bool) -> None:
     from lore.cli.output import console, print_json, safe
 
     if as_json:
-        print_json({"version": 1, "proposal": _outcome_json(outcome)})
+        from lore.team.garden import garden_json
+
+        print_json(garden_json(None, outcome))
         return
     out = console()
     if outcome.pr_url:

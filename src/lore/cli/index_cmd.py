@@ -57,17 +57,9 @@ def run(args: argparse.Namespace) -> int:
         notice(f"{exc} Recall will scan the files instead (engine: scan).")
         if args.json:
             from lore.cli.output import print_json
+            from lore.index.status import unavailable_json
 
-            print_json(
-                {
-                    "version": 1,
-                    "vault": str(vault.root),
-                    "index": str(index_path(vault.root)),
-                    "engine": "scan",
-                    "action": "unavailable",
-                    "error": exc.message,
-                }
-            )
+            print_json(unavailable_json(str(vault.root), str(index_path(vault.root)), exc.message))
         return ExitCode.PROBLEMS_FOUND if args.check else ExitCode.OK
     finally:
         progress.close()
@@ -100,17 +92,9 @@ REBUILD_ADVICE = (
 def _show_damage(vault: str, index: str, problems: list[str], as_json: bool) -> None:
     if as_json:
         from lore.cli.output import print_json
+        from lore.index.status import damage_json
 
-        print_json(
-            {
-                "version": 1,
-                "vault": vault,
-                "index": index,
-                "action": "checked",
-                "integrity": problems,
-                "fix": REBUILD_ADVICE,
-            }
-        )
+        print_json(damage_json(vault, index, problems, REBUILD_ADVICE))
         return
     from lore.cli.output import console, safe
 

@@ -52,8 +52,9 @@ def run(args: argparse.Namespace) -> int:
             notice(text)
     if args.json:
         from lore.cli.output import print_json
+        from lore.team.stats import stats_json
 
-        print_json({"version": 1, "vault": str(vault.root), **stats.to_json()})
+        print_json(stats_json(vault.root, stats))
         return ExitCode.OK
     _show(stats)
     return ExitCode.OK

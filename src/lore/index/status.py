@@ -11,6 +11,7 @@ from lore.index.build import IndexState
 from lore.index.fill import read_meta
 from lore.paths import NOTES_DIR, index_path
 from lore.vault import git
+from lore.versioned import versioned
 
 
 @dataclass
@@ -29,26 +30,27 @@ class IndexReport:
     settings_problem: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "version": 1,
-            "vault": self.vault,
-            "index": self.index_path,
-            "engine": self.engine,
-            "action": self.state.action,
-            "source": self.state.kind,
-            "commit": self.state.version if self.state.kind == "git" else None,
-            "notes": self.state.notes,
-            "active": self.active,
-            "inactive": self.inactive,
-            "skipped": [{"path": p, "problem": m} for p, m in self.skipped],
-            "uncommitted": self.uncommitted,
-            "size_bytes": self.size_bytes,
-            "sqlite_version": self.sqlite_version,
-            "libyaml": self.libyaml,
-            "seconds": round(self.state.seconds, 3),
-            "settings_problem": self.settings_problem or None,
-            "healed": self.state.healed or None,
-        }
+        return versioned(
+            {
+                "vault": self.vault,
+                "index": self.index_path,
+                "engine": self.engine,
+                "action": self.state.action,
+                "source": self.state.kind,
+                "commit": self.state.version if self.state.kind == "git" else None,
+                "notes": self.state.notes,
+                "active": self.active,
+                "inactive": self.inactive,
+                "skipped": [{"path": p, "problem": m} for p, m in self.skipped],
+                "uncommitted": self.uncommitted,
+                "size_bytes": self.size_bytes,
+                "sqlite_version": self.sqlite_version,
+                "libyaml": self.libyaml,
+                "seconds": round(self.state.seconds, 3),
+                "settings_problem": self.settings_problem or None,
+                "healed": self.state.healed or None,
+            }
+        )
 
 
 def index_report(root: Path, conn: sqlite3.Connection, state: IndexState) -> IndexReport:
@@ -91,3 +93,17 @@ def uncommitted_notes(root: Path) -> list[str]:
         if len(record) > 3:
             paths.append(record[3:].decode("utf-8", "replace"))
     return sorted(paths)
+
+
+def unavailable_json(vault: str, index: str, error: str) -> dict[str, Any]:
+    """`lore index --json` when no index can be used: recall scans the files."""
+    return versioned(
+        {"vault": vault, "index": index, "engine": "scan", "action": "unavailable", "error": error}
+    )
+
+
+def damage_json(vault: str, index: str, problems: list[str], fix: str) -> dict[str, Any]:
+    """`lore index --check --json` on a damaged index (nothing was changed)."""
+    return versioned(
+        {"vault": vault, "index": index, "action": "checked", "integrity": problems, "fix": fix}
+    )

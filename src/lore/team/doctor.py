@@ -28,6 +28,7 @@ from lore.team.vault_state import VaultState, vault_states
 from lore.vault import gh, git
 from lore.vault.remote import github_repo
 from lore.vaults import one_vault
+from lore.versioned import versioned
 
 
 @dataclass
@@ -57,14 +58,15 @@ class DoctorReport:
         return found
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "version": 1,
-            "lore": self.version,
-            "paths": self.paths,
-            "checks": [check.to_json() for check in self.checks],
-            "vaults": [state.to_json() for state in self.vaults],
-            "problems": self.problems,
-        }
+        return versioned(
+            {
+                "lore": self.version,
+                "paths": self.paths,
+                "checks": [check.to_json() for check in self.checks],
+                "vaults": [state.to_json() for state in self.vaults],
+                "problems": self.problems,
+            }
+        )
 
 
 def _git_version() -> str | None:

@@ -46,6 +46,7 @@ from lore.vault import git
 from lore.vault.history import log_changes
 from lore.vault.remote import NETWORK_TIMEOUT
 from lore.vault.settings import SETTINGS_FILE, parse_settings, section_values
+from lore.versioned import versioned
 
 ARCHIVE_DIR = "archive"
 # What each finding kind does to the vault.
@@ -291,6 +292,23 @@ def plan_garden(
                 )
             )
     return plan
+
+
+def change_json(outcome: Outcome) -> dict[str, Any]:
+    """A change set proposed (or resumed): its name, branch, status and what is next."""
+    return {
+        "name": outcome.note_id,
+        "branch": outcome.branch,
+        "status": outcome.status,
+        "pull_request": outcome.pr_url,
+        "next": outcome.next_steps,
+    }
+
+
+def garden_json(plan: GardenPlan | None, outcome: Outcome | None) -> dict[str, Any]:
+    """`lore garden --json`: the audit (absent for --resume) and the proposal, if one was made."""
+    data = plan.to_json() if plan is not None else {}
+    return versioned({**data, "proposal": change_json(outcome) if outcome else None})
 
 
 def audit(root: Path, *, today: str | None = None, timeout: float = NETWORK_TIMEOUT) -> GardenPlan:

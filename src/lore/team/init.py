@@ -35,6 +35,7 @@ from lore.vault import gh, git
 from lore.vault.remote import RemoteError, github_clone_url, parse_owner_repo
 from lore.vault.repository import add_remote, init_and_commit, push_branch, track_remote_branch
 from lore.vault.seed import seed_files, write_files
+from lore.versioned import versioned
 
 CODEOWNERS = ".github/CODEOWNERS"
 CHECK_NAME = "curate"  # the curator workflow's job, as GitHub names the check
@@ -56,19 +57,21 @@ class InitResult:
     notices: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "path": str(self.path),
-            "name": self.name,
-            "commit": self.commit,
-            "default": self.default,
-            "github": self.github,
-            "curator": self.pinned.uses if self.pinned else None,
-            "curator_source": self.pin_source or None,
-            "edit": self.to_edit,
-            "branch_protection": self.settings,
-            "protected": self.protected,
-            "notices": self.notices,
-        }
+        return versioned(
+            {
+                "path": str(self.path),
+                "name": self.name,
+                "commit": self.commit,
+                "default": self.default,
+                "github": self.github,
+                "curator": self.pinned.uses if self.pinned else None,
+                "curator_source": self.pin_source or None,
+                "edit": self.to_edit,
+                "branch_protection": self.settings,
+                "protected": self.protected,
+                "notices": self.notices,
+            }
+        )
 
 
 def vault_files(

@@ -23,6 +23,7 @@ from typing import Any
 from lore import clock
 from lore.index.read import read_index
 from lore.sanitize import sanitize_field, sanitize_fields
+from lore.versioned import versioned
 
 EXPIRING_DAYS = 30
 WEEKS = 12
@@ -76,6 +77,11 @@ class VaultStats:
             "stale": self.stale,
             "expiring": self.expiring,
         }
+
+
+def stats_json(root: Path, stats: VaultStats) -> dict[str, Any]:
+    """`lore stats --json`."""
+    return versioned({"vault": str(root), **stats.to_json()})
 
 
 def sparkline(values: list[int]) -> str:
