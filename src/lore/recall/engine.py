@@ -6,15 +6,20 @@ gentle boosts, hides inactive notes (a superseded match brings in the note that
 replaced it), and cuts to the limit. Snippets and the per-term explanation are
 computed only for the notes returned.
 
+lore's BM25 weighs a phrase by `rank.idf`, which differs from FTS5's for the commonest
+phrases (and for every phrase when several vaults share their statistics). FTS5's
+score of a candidate is then corrected phrase by phrase: one more FTS5 query per such
+phrase gives that phrase's part of the score for the candidates (`_Ranker.corrected`).
+
 Computing BM25 for every matching row is most of the cost, so the first stage skips
 rows that match only the query's common phrases whenever a bound proves none of them
-could reach the results (`_Ranker.rank`); the answer is the same as without it.
+could reach the results, and it reads only the top `CANDIDATES` rows whenever a bound
+proves the rest could not (`_Ranker.rank`); the answer is the same as without either.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import sqlite3
 from collections.abc import Sized
 from datetime import date
@@ -24,8 +29,8 @@ from pathlib import Path
 from lore import clock
 from lore.index.schema import FTS_COLUMNS
 from lore.recall.model import Hit, RecallRequest, RecallResult, TermScore
-from lore.recall.query import AliasIndex, QueryPlan, build_query
-from lore.recall.rank import Boosts, compute_boosts
+from lore.recall.query import AliasIndex, QueryPlan, Term, build_query
+from lore.recall.rank import BM25_K1, Boosts, Statistics, compute_boosts, fts5_idf
 from lore.recall.snippet import make_snippet
 from lore.record import Record
 from lore.sanitize import sanitize_text
@@ -34,10 +39,12 @@ TYPE_CHECKING = False  # typing costs 3 ms at start-up; mypy reads the block
 if TYPE_CHECKING:
     from typing import Any
 
+    from lore.recall.scan import ScannedVault
+
 CANDIDATES = 200
 COMMON_SHARE = 0.05  # a phrase in more notes than this share is scored only when it must be
-BM25_K1 = 1.2  # FTS5's bm25() constant (fts5_aux.c); bounds what one phrase can add
 CHUNK = 16  # candidates whose boosts are computed at a time (see the early stop in `rank`)
+SAFETY = 1.0 + 1e-9  # bounds are raised by this factor against rounding
 
 
 _COLUMNS = (
@@ -52,15 +59,61 @@ def _parsed_meta(aliases: str, settings: str) -> tuple[AliasIndex, dict[str, Any
     return AliasIndex(json.loads(aliases)), json.loads(settings)
 
 
-def recall_in_index(
-    conn: sqlite3.Connection, request: RecallRequest, *, today: date | None = None
-) -> RecallResult:
+def _meta(conn: sqlite3.Connection) -> tuple[AliasIndex, dict[str, Any], str]:
     meta = dict(
         conn.execute(
             "SELECT key, value FROM meta WHERE key IN ('aliases', 'recall_settings', 'version')"
         ).fetchall()
     )
     aliases, settings = _parsed_meta(meta.get("aliases") or "{}", meta["recall_settings"])
+    return aliases, settings, meta.get("version", "")
+
+
+def query_terms(conn: sqlite3.Connection, query: str) -> list[Term]:
+    """The phrases `query` searches for in this index (its taxonomy's aliases included)."""
+    return build_query(query, _meta(conn)[0]).terms
+
+
+def indexed_rows(conn: sqlite3.Connection) -> int:
+    """How many notes FTS5's `bm25()` counts (its `N`), read where FTS5 keeps it.
+
+    FTS5 keeps the number of rows it indexed as the first varint of its "averages"
+    record, row 1 of `notes_fts_data` (`FTS5_AVERAGES_ROWID`, `fts5_index.c`); that is
+    what `xRowCount` returns to `bm25()`. Counting the notes would cost a millisecond
+    at 100k notes; this costs one page read. The varint is SQLite's: big-endian, seven
+    bits a byte while the high bit is set, all eight bits in a ninth byte.
+    """
+    row = conn.execute("SELECT block FROM notes_fts_data WHERE id = 1").fetchone()
+    value = 0
+    for position, byte in enumerate(bytes(row[0]) if row and row[0] else b""):
+        if position == 8:
+            return (value << 8) | byte
+        value = (value << 7) | (byte & 0x7F)
+        if byte < 0x80:
+            return value
+    return 0  # an empty table: no averages yet
+
+
+def phrase_statistics(conn: sqlite3.Connection, phrases: list[str]) -> Statistics:
+    """How many notes this index holds, and how many contain each phrase."""
+    hits = {
+        phrase: conn.execute(
+            "SELECT count(*) FROM notes_fts WHERE notes_fts MATCH ?", (phrase,)
+        ).fetchone()[0]
+        for phrase in dict.fromkeys(phrases)
+    }
+    return Statistics(indexed_rows(conn), hits)
+
+
+def recall_in_index(
+    conn: sqlite3.Connection,
+    request: RecallRequest,
+    *,
+    today: date | None = None,
+    statistics: Statistics | None = None,
+) -> RecallResult:
+    """Recall from an open index; `statistics` (several vaults' together) sets the idf."""
+    aliases, settings, version = _meta(conn)
     plan = build_query(request.query, aliases)
     result = RecallResult(
         query=request.query,
@@ -68,22 +121,28 @@ def recall_in_index(
         hits=[],
         plan=plan,
         repo=request.repo,
-        vault_version=meta.get("version", ""),
+        vault_version=version,
     )
     if plan.empty or request.limit <= 0:
         return result
 
-    ranker = _Ranker(conn, request, settings, today or clock.today())
-    hits, bodies = ranker.rank(plan)
+    ranker = _Ranker(conn, request, settings, today or clock.today(), plan, statistics=statistics)
+    hits, bodies = ranker.rank()
     _add_snippets(plan, hits, bodies)
     if request.explain:
-        _add_term_scores(conn, plan, hits, ranker.bm25_sql)
+        ranker.add_term_scores(hits)
     result.hits = hits
     return result
 
 
 class _Ranker(Record):
-    """Stage one in FTS5 (BM25 top candidates), stage two in Python (boosts, statuses)."""
+    """Stage one in FTS5 (BM25 top candidates), stage two in Python (boosts, statuses).
+
+    `idf` is what lore weighs each phrase by, `fts_idf` what FTS5's `bm25()` did;
+    `ratio` lists the phrases where the two differ, whose part of FTS5's score is
+    scaled by `idf / fts_idf` (`corrected`), and `slack` is the most that correction
+    can add to a note's score.
+    """
 
     def __init__(
         self,
@@ -91,15 +150,34 @@ class _Ranker(Record):
         request: RecallRequest,
         settings: dict[str, Any],
         today: date,
+        plan: QueryPlan,
+        *,
+        statistics: Statistics | None,
     ) -> None:
         self.conn = conn
         self.request = request
         self.settings = settings
         self.today = today
+        self.plan = plan
         self.where, self.params = _filters(request)
         weights = settings["weights"]
         values = ", ".join(f"{float(weights[column]):g}" for column in FTS_COLUMNS)
         self.bm25_sql = f"bm25(notes_fts, {values})"  # numbers only, from the index's settings
+        local = phrase_statistics(conn, [term.fts() for term in plan.terms])
+        self.rows, self.hits = local.rows, local.hits
+        self.scoring = statistics or local  # what the idf comes from
+        self.fts_idf = {phrase: fts5_idf(local.rows, n) for phrase, n in local.hits.items()}
+        self.idf = {phrase: self.scoring.idf(phrase) for phrase in local.hits}
+        self.ratio = {
+            phrase: self.idf[phrase] / self.fts_idf[phrase]
+            for phrase in local.hits
+            if self.idf[phrase] != self.fts_idf[phrase]
+        }
+        self.slack = SAFETY * sum(
+            max(0.0, self.idf[phrase] - self.fts_idf[phrase]) * (BM25_K1 + 1.0)
+            for phrase in self.ratio
+        )
+        self.exact: dict[int, float] = {}  # rowid -> lore's BM25, for the rows corrected
 
     def boosts(self, repos: str, confidence: str, day: str) -> Boosts:
         return compute_boosts(
@@ -111,11 +189,14 @@ class _Ranker(Record):
             today=self.today,
         )
 
-    def candidates(self, match: str, essential: str | None = None) -> dict[int, float]:
-        """The top candidates by BM25 (with column weights) and their scores.
+    def candidates(
+        self, match: str, essential: str | None = None, *, everything: bool = False
+    ) -> dict[int, float]:
+        """The top candidates by FTS5's BM25 (with column weights) and their scores.
 
         With `essential`, only rows that match it are scored (see `rank`); the score is
         still that of the whole query, so it equals what the plain query gives the row.
+        With `everything`, every such row is returned, not only the top `CANDIDATES`.
         """
         essential_sql = ""
         params: list[Any] = [match]
@@ -128,34 +209,53 @@ class _Ranker(Record):
         join = " JOIN notes n ON n.rowid = notes_fts.rowid" if self.where else ""
         sql = (
             f"SELECT notes_fts.rowid, -{self.bm25_sql} AS s FROM notes_fts{join} "
-            f"WHERE notes_fts MATCH ?{essential_sql}{self.where} "
-            f"ORDER BY s DESC LIMIT {CANDIDATES}"
+            f"WHERE notes_fts MATCH ?{essential_sql}{self.where} ORDER BY s DESC"
         )
+        if not everything:
+            sql += f" LIMIT {CANDIDATES}"
         return dict(self.conn.execute(sql, (*params, *self.params)).fetchall())
 
-    def common_terms(self, plan: QueryPlan) -> list[tuple[str, float]]:
+    def phrase_parts(self, phrase: str, rowids: list[int]) -> list[tuple[int, float]]:
+        """FTS5's BM25 of `phrase` alone for these rows: its part of their score."""
+        return self.conn.execute(
+            f"SELECT rowid, -{self.bm25_sql} FROM notes_fts WHERE notes_fts MATCH ? "
+            f"AND +notes_fts.rowid IN ({_marks(rowids)})",
+            (phrase, *rowids),
+        ).fetchall()
+
+    def corrected(self, found: dict[int, float]) -> dict[int, float]:
+        """lore's BM25 of the found rows: FTS5's, with each reweighed phrase's part rescaled.
+
+        FTS5's score adds, phrase by phrase, fts_idf * tf-part; lore's adds idf * tf-part.
+        So for each phrase in `ratio`, its part of the score (its FTS5 BM25 alone, which
+        is the same number) is multiplied by `idf / fts_idf`.
+        """
+        new = [rowid for rowid in found if rowid not in self.exact]
+        for rowid in new:
+            self.exact[rowid] = found[rowid]
+        if new and self.ratio:
+            for phrase, ratio in self.ratio.items():
+                for rowid, part in self.phrase_parts(phrase, new):
+                    self.exact[rowid] += (ratio - 1.0) * part
+        return {rowid: self.exact[rowid] for rowid in found}
+
+    def common_terms(self) -> list[tuple[str, float]]:
         """The query's common phrases with the most each can add to a note's BM25, least first.
 
-        FTS5's BM25 adds, for each phrase, idf * f * (k1 + 1) / (f + k1 * (...)), which is
-        below idf * (k1 + 1) whatever the frequencies and weights. A phrase counts as
-        common when more than `COMMON_SHARE` of the notes contain it; the rarest phrase
-        of the query never does.
+        BM25 adds, for each phrase, idf * f * (k1 + 1) / (f + k1 * (...)), which is below
+        idf * (k1 + 1) whatever the frequencies and weights. A phrase counts as common
+        when more than `COMMON_SHARE` of the notes contain it; the rarest phrase of the
+        query never does.
         """
-        if len(plan.terms) < 2:
+        if len(self.hits) < 2:
             return []
-        # max(rowid) is at least the number of rows, so the idf below is never too low.
-        rows = self.conn.execute("SELECT max(rowid) FROM notes").fetchone()[0] or 0
-        counted = []
-        for term in plan.terms:
-            phrase = term.fts()
-            hits = self.conn.execute(
-                "SELECT count(*) FROM notes_fts WHERE notes_fts MATCH ?", (phrase,)
-            ).fetchone()[0]
-            idf = max(1e-6, math.log((rows - hits + 0.5) / (hits + 0.5)))
-            counted.append((hits, phrase, idf * (BM25_K1 + 1.0) * (1.0 + 1e-9)))
-        counted.sort()
+        counted = sorted((n, phrase) for phrase, n in self.hits.items())
         return sorted(
-            ((phrase, bound) for hits, phrase, bound in counted[1:] if hits > COMMON_SHARE * rows),
+            (
+                (phrase, self.idf[phrase] * (BM25_K1 + 1.0) * SAFETY)
+                for n, phrase in counted[1:]
+                if n > COMMON_SHARE * self.rows
+            ),
             key=lambda item: item[1],
         )
 
@@ -166,7 +266,7 @@ class _Ranker(Record):
         confidence = max([1.0, *(float(v) for v in settings["confidence"].values())])
         return repo * confidence * max(1.0, float(settings["recency_max_boost"]))
 
-    def rank(self, plan: QueryPlan) -> tuple[list[Hit], dict[int, str]]:
+    def rank(self) -> tuple[list[Hit], dict[int, str]]:
         """The hits in order, and the bodies of those notes (for snippets).
 
         Scoring BM25 is most of a query's cost, and a common word makes a quarter of the
@@ -177,20 +277,39 @@ class _Ranker(Record):
         query's. If not, the phrases that could still matter are added and only the
         notes they bring (matching none of the phrases already scored) are scored next;
         at worst every matching note is scored once, as the plain query does.
+
+        Each of those queries returns its top `CANDIDATES` by FTS5's score. A row it
+        left out scores at most the last one returned plus `slack`, times the highest
+        boost; when that could reach the limit-th result, the query is asked again for
+        every row, so the answer is the best by lore's score among all matching notes.
         """
         ceiling = self.max_boost()
         limit = self.request.limit
-        skipped = self.common_terms(plan)
+        match = self.plan.match
+        skipped = self.common_terms()
         skip = {phrase for phrase, _ in skipped}
-        scored_phrases = [t.fts() for t in plan.terms if t.fts() not in skip]
-        found = self.candidates(plan.match, " OR ".join(scored_phrases) if skipped else None)
+        scored_phrases = [t.fts() for t in self.plan.terms if t.fts() not in skip]
+        found: dict[int, float] = {}
+        cut: dict[str | None, float] = {}  # a query's row filter -> its last score, if cut
+
+        def fetch(essential: str | None, everything: bool = False) -> None:
+            rows = self.candidates(match, essential, everything=everything)
+            found.update(rows)
+            cut.pop(essential, None)
+            if not everything and len(rows) >= CANDIDATES:
+                cut[essential] = min(rows.values())
+
+        fetch(" OR ".join(scored_phrases) if skipped else None)
         while True:
-            bm25 = dict(found)  # `score` adds the notes that replace superseded matches
+            bm25 = self.corrected(found)  # `score` adds the notes that replace superseded matches
             scores, boosts, replaced = self.score(bm25, ceiling)
-            if not skipped:
-                break
             kth = sorted(scores.values(), reverse=True)[limit - 1] if len(scores) >= limit else 0.0
-            if sum(bound for _, bound in skipped) * ceiling < kth:
+            left_out = [key for key, last in cut.items() if (last + self.slack) * ceiling >= kth]
+            if left_out:
+                for essential in left_out:
+                    fetch(essential, everything=True)
+                continue
+            if not skipped or sum(bound for _, bound in skipped) * ceiling < kth:
                 break
             total, still_skipped = 0.0, []
             for phrase, bound in skipped:  # least first: skip what still cannot reach kth
@@ -200,8 +319,7 @@ class _Ranker(Record):
                 still_skipped.append((phrase, bound))
             kept = {phrase for phrase, _ in still_skipped}
             added = [phrase for phrase, _ in skipped if phrase not in kept]
-            new_rows = f"({' OR '.join(added)}) NOT ({' OR '.join(scored_phrases)})"
-            found.update(self.candidates(plan.match, new_rows))
+            fetch(f"({' OR '.join(added)}) NOT ({' OR '.join(scored_phrases)})")
             scored_phrases += added
             skipped = still_skipped
 
@@ -265,6 +383,21 @@ class _Ranker(Record):
                     continue
                 scores[rowid] = bm25[rowid] * boosts[rowid].total
         return scores, boosts, replaced
+
+    def add_term_scores(self, hits: list[Hit]) -> None:
+        """Each phrase's part of each hit's BM25, with its idf: together they add up to it."""
+        by_rowid = {hit.rowid: hit for hit in hits}
+        for term in self.plan.terms:
+            phrase = term.fts()
+            ratio = self.ratio.get(phrase, 1.0)
+            weight = self.idf[phrase]
+            floored = self.scoring.floored(phrase)
+            for rowid, part in self.phrase_parts(phrase, list(by_rowid)):
+                by_rowid[rowid].terms.append(
+                    TermScore(term.label, term.origin, part * ratio, idf=weight, floored=floored)
+                )
+        for hit in hits:
+            hit.terms.sort(key=lambda t: -t.score)
 
 
 def _marks(items: Sized) -> str:
@@ -338,45 +471,95 @@ def _add_snippets(plan: QueryPlan, hits: list[Hit], bodies: dict[int, str]) -> N
         hit.snippet = make_snippet(bodies.get(hit.rowid, ""), words, fallback=hit.summary)
 
 
-def _add_term_scores(
-    conn: sqlite3.Connection, plan: QueryPlan, hits: list[Hit], bm25_sql: str
-) -> None:
-    """BM25 of each term alone: for an OR query they add up to the note's BM25 score."""
-    by_rowid = {hit.rowid: hit for hit in hits}
-    marks = ",".join("?" * len(by_rowid))
-    for term in plan.terms:
-        rows = conn.execute(
-            f"SELECT rowid, -{bm25_sql} FROM notes_fts WHERE notes_fts MATCH ? "
-            f"AND rowid IN ({marks})",
-            (term.fts(), *by_rowid),
-        ).fetchall()
-        for rowid, score in rows:
-            by_rowid[rowid].terms.append(TermScore(term.label, term.origin, float(score)))
-    for hit in hits:
-        hit.terms.sort(key=lambda t: -t.score)
+class Searcher:
+    """One vault opened for recall: its index, or its files when the index cannot be used.
+
+    `kept` reuses this thread's kept index connection (`open_index_kept`, checked to be
+    the same, sound and fresh index); a caller searching several vaults opens each
+    afresh and closes it. If a search fails inside the index (a damaged FTS table), the
+    searcher scans the files from then on and says so in `notices`.
+    """
+
+    def __init__(self, root: Path, *, kept: bool = True) -> None:
+        from lore.index.build import IndexUnavailable, open_index, open_index_kept
+
+        self.root = root
+        self.kept = kept
+        self.notices: list[str] = []
+        self.conn: sqlite3.Connection | None = None
+        self.scanned: ScannedVault | None = None
+        self.skipped = 0  # notes the index could not read
+        try:
+            self.conn, state = open_index_kept(root) if kept else open_index(root)
+        except (IndexUnavailable, sqlite3.Error) as exc:
+            self._fall_back(exc)
+            return
+        self.skipped = state.skipped
+
+    def _fall_back(self, exc: Exception) -> ScannedVault:
+        from lore.index.build import forget_kept_index
+        from lore.recall.scan import ScannedVault
+
+        if self.kept:
+            forget_kept_index()
+        elif self.conn is not None:
+            self.conn.close()
+        self.conn = None
+        self.scanned = ScannedVault(self.root)
+        self.notices.append(f"The index could not be used ({exc}); scanned the files instead.")
+        return self.scanned
+
+    def terms(self, query: str) -> list[Term]:
+        """The phrases `query` searches for in this vault (its taxonomy's aliases included)."""
+        if self.conn is not None:
+            try:
+                return query_terms(self.conn, query)
+            except sqlite3.Error as exc:
+                self._fall_back(exc)
+        assert self.scanned is not None
+        return self.scanned.plan(query).terms
+
+    def statistics(self, terms: list[Term]) -> Statistics:
+        """How many notes this vault holds, and how many contain each of these phrases."""
+        if self.conn is not None:
+            try:
+                return phrase_statistics(self.conn, [term.fts() for term in terms])
+            except sqlite3.Error as exc:
+                self._fall_back(exc)
+        assert self.scanned is not None
+        return self.scanned.statistics(terms)
+
+    def recall(self, request: RecallRequest, statistics: Statistics | None = None) -> RecallResult:
+        """Recall from this vault; `statistics` (several vaults' together) sets the idf."""
+        scanned = self.scanned
+        if self.conn is not None:
+            try:
+                result = recall_in_index(self.conn, request, statistics=statistics)
+            except sqlite3.Error as exc:
+                scanned = self._fall_back(exc)
+            else:
+                result.notices += self.notices
+                if self.skipped:
+                    result.notices.append(
+                        f"{self.skipped} note(s) could not be read and are not searched; "
+                        "`lore index` lists them."
+                    )
+                return result
+        assert scanned is not None
+        result = scanned.recall(request, statistics)
+        result.notices += self.notices
+        return result
+
+    def close(self) -> None:
+        if not self.kept and self.conn is not None:
+            self.conn.close()
+        self.conn = None
 
 
 def recall(root: Path, request: RecallRequest) -> RecallResult:
     """Recall from the vault at `root`: the index when it can, a scan of the files if not.
 
-    The index connection is kept for this thread's next recall (`open_index_kept`
-    checks it is still the same, sound and fresh index before reusing it).
+    The index connection is kept for this thread's next recall. Several vaults searched
+    together go through `lore.recall.multi`, which shares their statistics.
     """
-    from lore.index.build import IndexUnavailable, forget_kept_index, open_index_kept
-
-    try:
-        conn, state = open_index_kept(root)
-        result = recall_in_index(conn, request)
-    except (IndexUnavailable, sqlite3.Error) as exc:
-        forget_kept_index()
-        from lore.recall.scan import recall_by_scan
-
-        result = recall_by_scan(root, request)
-        result.notices.append(f"The index could not be used ({exc}); scanned the files instead.")
-        return result
-    if state.skipped:
-        result.notices.append(
-            f"{state.skipped} note(s) could not be read and are not searched; "
-            "`lore index` lists them."
-        )
-    return result
+    return Searcher(root).recall(request)

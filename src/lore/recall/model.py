@@ -41,12 +41,18 @@ class RecallRequest(Record):
 
 
 class TermScore(Record):
-    __slots__ = ("origin", "score", "term")
+    """One phrase's part of a hit's BM25, and the idf it was weighed by (`--explain`)."""
 
-    def __init__(self, term: str, origin: str, score: float) -> None:
+    __slots__ = ("floored", "idf", "origin", "score", "term")
+
+    def __init__(
+        self, term: str, origin: str, score: float, *, idf: float = 0.0, floored: bool = False
+    ) -> None:
         self.term = term
         self.origin = origin
         self.score = score
+        self.idf = idf
+        self.floored = floored  # the idf is the floor (a phrase in most notes; `rank.idf`)
 
 
 class Hit(Record):
@@ -138,7 +144,12 @@ class Hit(Record):
             data["explain"] = {
                 "bm25": round(self.base_score, 4),
                 "terms": [
-                    {"term": t.term, "origin": t.origin, "score": round(t.score, 4)}
+                    {
+                        "term": t.term,
+                        "origin": t.origin,
+                        "idf": round(t.idf, 4),
+                        "score": round(t.score, 4),
+                    }
                     for t in self.terms
                 ],
                 "boosts": {
