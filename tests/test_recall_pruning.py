@@ -1,4 +1,4 @@
-"""Skipping common phrases, and reading only the top candidates, never change the answer.
+"""Skipping common phrases in recall's first stage never changes the answer.
 
 `_Ranker.rank` first scores only the notes that match a rarer phrase of the query and
 checks a bound on what the skipped notes could have scored (see its docstring). These
@@ -7,8 +7,9 @@ so no phrase counts as common) and require the same notes with the same scores, 
 vault whose word frequencies follow Zipf's law (a few words in most notes) and on the
 judged eval vault, with the vault's own statistics and with those of several vaults
 (every phrase reweighed); they also check that the shortcut and its fallbacks really
-ran, and that the phrases in most notes were reweighed (`rank.idf`). The same holds
-for the cut at `CANDIDATES` rows, asked with a cut of a few rows against no cut.
+ran, and that the phrases in most notes were reweighed (`rank.idf`). A last test
+cuts the first stage at a few rows and checks that the best notes by lore's BM25 are
+still found.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from lore.index.build import open_index
 from lore.recall import engine
 from lore.recall.engine import phrase_statistics, query_terms, recall_in_index
 from lore.recall.model import RecallRequest
-from lore.recall.rank import Statistics
+from lore.recall.rank import Boosts, Statistics
 from tests.support import Vault, note_text
 
 REPOS = ("payments-api", "web-app", "ledger")
@@ -106,7 +107,7 @@ class PassCounter:
             self.runs[-1].append(essential)
             self.deeper += bool(options.get("everything"))
             if len(self.runs[-1]) == 1:  # once a ranking
-                self.reweighed += bool(ranker.ratio)
+                self.reweighed += any(ratio != 1.0 for ratio in ranker.ratio.values())
             return original(ranker, match, essential, **options)
 
         monkeypatch.setattr(engine._Ranker, "candidates", counted)
@@ -203,12 +204,19 @@ def test_skipping_common_phrases_keeps_the_answer_on_the_eval_vault(
     assert counter.reweighed > len(requests) * 2, "no phrase of the eval reweighed by the floor"
 
 
-def test_reading_only_the_top_candidates_keeps_the_answer(
+def test_the_candidates_hold_the_best_notes_by_bm25(
     make_vault: Callable[..., Vault], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A first stage cut at 3 rows gives what one that reads every matching row gives."""
+    """A first stage cut at 3 rows still finds the best notes by lore's BM25.
+
+    FTS5 orders the candidates by its own BM25; lore's reweighs some phrases, so the
+    rows left out are asked for again when they could score higher. With the boosts
+    set to 1 (they reorder the candidates, see `_Ranker.rank`) the answer must be
+    that of a first stage that reads every matching row.
+    """
     vault = make_vault(_zipf_notes(300), repos=REPOS)
     requests = list(_requests(_queries(20), (None, *REPOS)))
+    monkeypatch.setattr(engine, "compute_boosts", lambda *_, **__: Boosts(1.0, 1.0, 1.0))
     conn, _ = open_index(vault.root)
     counter = PassCounter(monkeypatch)
     try:
@@ -225,4 +233,4 @@ def test_reading_only_the_top_candidates_keeps_the_answer(
                 assert cut == every_row, (request, statistics)
     finally:
         conn.close()
-    assert counter.deeper >= len(requests), "the cut rows were rarely read after all"
+    assert counter.deeper >= len(requests) // 2, "the rows left out were rarely asked for"

@@ -45,6 +45,7 @@ CANDIDATES = 200
 COMMON_SHARE = 0.05  # a phrase in more notes than this share is scored only when it must be
 CHUNK = 16  # candidates whose boosts are computed at a time (see the early stop in `rank`)
 SAFETY = 1.0 + 1e-9  # bounds are raised by this factor against rounding
+PARTS_BY_LIST = 500  # up to this many rows, a phrase's parts are asked for by rowid
 
 
 _COLUMNS = (
@@ -138,10 +139,9 @@ def recall_in_index(
 class _Ranker(Record):
     """Stage one in FTS5 (BM25 top candidates), stage two in Python (boosts, statuses).
 
-    `idf` is what lore weighs each phrase by, `fts_idf` what FTS5's `bm25()` did;
-    `ratio` lists the phrases where the two differ, whose part of FTS5's score is
-    scaled by `idf / fts_idf` (`corrected`), and `slack` is the most that correction
-    can add to a note's score.
+    `idf` is what lore weighs each phrase by, `fts_idf` what FTS5's `bm25()` did, and
+    `ratio` their quotient: lore's score is FTS5's with each phrase's part multiplied
+    by its ratio (`corrected`).
     """
 
     def __init__(
@@ -168,15 +168,12 @@ class _Ranker(Record):
         self.scoring = statistics or local  # what the idf comes from
         self.fts_idf = {phrase: fts5_idf(local.rows, n) for phrase, n in local.hits.items()}
         self.idf = {phrase: self.scoring.idf(phrase) for phrase in local.hits}
-        self.ratio = {
-            phrase: self.idf[phrase] / self.fts_idf[phrase]
-            for phrase in local.hits
-            if self.idf[phrase] != self.fts_idf[phrase]
-        }
-        self.slack = SAFETY * sum(
-            max(0.0, self.idf[phrase] - self.fts_idf[phrase]) * (BM25_K1 + 1.0)
-            for phrase in self.ratio
-        )
+        self.ratio = {phrase: self.idf[phrase] / self.fts_idf[phrase] for phrase in local.hits}
+        # The commonest phrase costs most to score alone, so its ratio multiplies the whole
+        # of FTS5's score, and only the phrases with another ratio are scored alone.
+        commonest = max(local.hits, key=lambda phrase: (local.hits[phrase], phrase))
+        self.base = self.ratio[commonest]
+        self.adjust = {p: r - self.base for p, r in self.ratio.items() if r != self.base}
         self.exact: dict[int, float] = {}  # rowid -> lore's BM25, for the rows corrected
 
     def boosts(self, repos: str, confidence: str, day: str) -> Boosts:
@@ -196,7 +193,8 @@ class _Ranker(Record):
 
         With `essential`, only rows that match it are scored (see `rank`); the score is
         still that of the whole query, so it equals what the plain query gives the row.
-        With `everything`, every such row is returned, not only the top `CANDIDATES`.
+        With `everything`, every such row is returned, not only the top `CANDIDATES` (or
+        the top `limit`, when more are asked for).
         """
         essential_sql = ""
         params: list[Any] = [match]
@@ -212,32 +210,51 @@ class _Ranker(Record):
             f"WHERE notes_fts MATCH ?{essential_sql}{self.where} ORDER BY s DESC"
         )
         if not everything:
-            sql += f" LIMIT {CANDIDATES}"
+            sql += f" LIMIT {max(CANDIDATES, self.request.limit)}"
         return dict(self.conn.execute(sql, (*params, *self.params)).fetchall())
 
     def phrase_parts(self, phrase: str, rowids: list[int]) -> list[tuple[int, float]]:
         """FTS5's BM25 of `phrase` alone for these rows: its part of their score."""
+        sql = f"SELECT rowid, -{self.bm25_sql} FROM notes_fts WHERE notes_fts MATCH ?"
+        if len(rowids) > PARTS_BY_LIST:  # many rows: one pass over the phrase's rows
+            wanted = set(rowids)
+            return [row for row in self.conn.execute(sql, (phrase,)) if row[0] in wanted]
         return self.conn.execute(
-            f"SELECT rowid, -{self.bm25_sql} FROM notes_fts WHERE notes_fts MATCH ? "
-            f"AND +notes_fts.rowid IN ({_marks(rowids)})",
-            (phrase, *rowids),
+            f"{sql} AND +notes_fts.rowid IN ({_marks(rowids)})", (phrase, *rowids)
         ).fetchall()
 
     def corrected(self, found: dict[int, float]) -> dict[int, float]:
-        """lore's BM25 of the found rows: FTS5's, with each reweighed phrase's part rescaled.
+        """lore's BM25 of the found rows, from FTS5's.
 
-        FTS5's score adds, phrase by phrase, fts_idf * tf-part; lore's adds idf * tf-part.
-        So for each phrase in `ratio`, its part of the score (its FTS5 BM25 alone, which
-        is the same number) is multiplied by `idf / fts_idf`.
+        FTS5's score adds, phrase by phrase, fts_idf * tf-part; lore's adds idf * tf-part,
+        that is FTS5's part times `ratio`. FTS5's whole score is multiplied by `base`,
+        and each phrase with another ratio has its part (its FTS5 BM25 alone, the same
+        number) added again times the difference.
         """
         new = [rowid for rowid in found if rowid not in self.exact]
         for rowid in new:
-            self.exact[rowid] = found[rowid]
-        if new and self.ratio:
-            for phrase, ratio in self.ratio.items():
+            self.exact[rowid] = self.base * found[rowid]
+        if new:
+            for phrase, difference in self.adjust.items():
                 for rowid, part in self.phrase_parts(phrase, new):
-                    self.exact[rowid] += (ratio - 1.0) * part
+                    self.exact[rowid] += difference * part
         return {rowid: self.exact[rowid] for rowid in found}
+
+    def left_out_bound(self, last: float) -> float:
+        """The most lore's BM25 can be for a row whose FTS5 score is at most `last`.
+
+        The row's FTS5 parts add up to at most `last`, and each is below
+        fts_idf * (k1 + 1); lore's score weighs them by their ratios, so the most it can
+        be puts the parts with the highest ratios as high as they go.
+        """
+        total, left = 0.0, last
+        for ratio, phrase in sorted(((r, p) for p, r in self.ratio.items()), reverse=True):
+            if left <= 0.0:
+                break
+            part = min(left, self.fts_idf[phrase] * (BM25_K1 + 1.0))
+            total += ratio * part
+            left -= part
+        return total * SAFETY
 
     def common_terms(self) -> list[tuple[str, float]]:
         """The query's common phrases with the most each can add to a note's BM25, least first.
@@ -278,10 +295,12 @@ class _Ranker(Record):
         notes they bring (matching none of the phrases already scored) are scored next;
         at worst every matching note is scored once, as the plain query does.
 
-        Each of those queries returns its top `CANDIDATES` by FTS5's score. A row it
-        left out scores at most the last one returned plus `slack`, times the highest
-        boost; when that could reach the limit-th result, the query is asked again for
-        every row, so the answer is the best by lore's score among all matching notes.
+        Each of those queries returns its top `CANDIDATES` (at least `limit`) by FTS5's
+        score, which may order them otherwise than lore's (`ratio`). A row it left out
+        scores at most `left_out_bound` of the last one returned; when that could reach
+        the limit-th best BM25 found, the query is asked again for every row. So the
+        best `limit` notes by lore's BM25 are always among the candidates; boosts, which
+        move a score by ±20 % at most, then reorder the candidates (as measured best).
         """
         ceiling = self.max_boost()
         limit = self.request.limit
@@ -296,7 +315,7 @@ class _Ranker(Record):
             rows = self.candidates(match, essential, everything=everything)
             found.update(rows)
             cut.pop(essential, None)
-            if not everything and len(rows) >= CANDIDATES:
+            if not everything and len(rows) >= max(CANDIDATES, limit):
                 cut[essential] = min(rows.values())
 
         fetch(" OR ".join(scored_phrases) if skipped else None)
@@ -304,7 +323,9 @@ class _Ranker(Record):
             bm25 = self.corrected(found)  # `score` adds the notes that replace superseded matches
             scores, boosts, replaced = self.score(bm25, ceiling)
             kth = sorted(scores.values(), reverse=True)[limit - 1] if len(scores) >= limit else 0.0
-            left_out = [key for key, last in cut.items() if (last + self.slack) * ceiling >= kth]
+            best = sorted((bm25[rowid] for rowid in scores), reverse=True)
+            kth_bm25 = best[limit - 1] if len(best) >= limit else 0.0
+            left_out = [key for key, last in cut.items() if self.left_out_bound(last) >= kth_bm25]
             if left_out:
                 for essential in left_out:
                     fetch(essential, everything=True)
@@ -389,7 +410,7 @@ class _Ranker(Record):
         by_rowid = {hit.rowid: hit for hit in hits}
         for term in self.plan.terms:
             phrase = term.fts()
-            ratio = self.ratio.get(phrase, 1.0)
+            ratio = self.ratio[phrase]
             weight = self.idf[phrase]
             floored = self.scoring.floored(phrase)
             for rowid, part in self.phrase_parts(phrase, list(by_rowid)):
