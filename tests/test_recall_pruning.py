@@ -1,6 +1,6 @@
 """Skipping common phrases in recall's first stage never changes the answer.
 
-`_Ranker.rank` first scores only the notes that match a rarer phrase of the query and
+`Ranker.rank` first scores only the notes that match a rarer phrase of the query and
 checks a bound on what the skipped notes could have scored (see its docstring). These
 tests ask the same questions with the skipping switched off (`COMMON_SHARE` above 1,
 so no phrase counts as common) and require the same notes with the same scores, on a
@@ -24,10 +24,11 @@ from pathlib import Path
 import pytest
 
 from lore.index.build import open_index
-from lore.recall import engine
-from lore.recall.engine import phrase_statistics, query_terms, recall_in_index
+from lore.recall import ranker
+from lore.recall.engine import query_terms, recall_in_index
 from lore.recall.model import RecallRequest
 from lore.recall.rank import Boosts, Statistics
+from lore.recall.ranker import phrase_statistics
 from tests.support import Vault, note_text
 
 REPOS = ("payments-api", "web-app", "ledger")
@@ -99,18 +100,18 @@ class PassCounter:
         self.runs: list[list[str | None]] = []
         self.deeper = 0
         self.reweighed = 0
-        original = engine._Ranker.candidates
+        original = ranker.Ranker.candidates
 
         def counted(
-            ranker: engine._Ranker, match: str, essential: str | None = None, **options: bool
+            stages: ranker.Ranker, match: str, essential: str | None = None, **options: bool
         ) -> object:
             self.runs[-1].append(essential)
             self.deeper += bool(options.get("everything"))
             if len(self.runs[-1]) == 1:  # once a ranking
-                self.reweighed += any(ratio != 1.0 for ratio in ranker.ratio.values())
-            return original(ranker, match, essential, **options)
+                self.reweighed += any(ratio != 1.0 for ratio in stages.ratio.values())
+            return original(stages, match, essential, **options)
 
-        monkeypatch.setattr(engine._Ranker, "candidates", counted)
+        monkeypatch.setattr(ranker.Ranker, "candidates", counted)
 
     def start(self) -> None:
         self.runs.append([])
@@ -152,7 +153,7 @@ def _compare(
                 pruned = _answer(conn, request, statistics)
                 counter.start()
                 with monkeypatch.context() as patch:
-                    patch.setattr(engine, "COMMON_SHARE", 2.0)
+                    patch.setattr(ranker, "COMMON_SHARE", 2.0)
                     plain = _answer(conn, request, statistics)
                 assert pruned == plain, (request, statistics)
                 assert set(counter.runs[-1]) == {None}, "the comparison must run the plain query"
@@ -211,12 +212,12 @@ def test_the_candidates_hold_the_best_notes_by_bm25(
 
     FTS5 orders the candidates by its own BM25; lore's reweighs some phrases, so the
     rows left out are asked for again when they could score higher. With the boosts
-    set to 1 (they reorder the candidates, see `_Ranker.rank`) the answer must be
+    set to 1 (they reorder the candidates, see `Ranker.rank`) the answer must be
     that of a first stage that reads every matching row.
     """
     vault = make_vault(_zipf_notes(300), repos=REPOS)
     requests = list(_requests(_queries(20), (None, *REPOS)))
-    monkeypatch.setattr(engine, "compute_boosts", lambda *_, **__: Boosts(1.0, 1.0, 1.0))
+    monkeypatch.setattr(ranker, "compute_boosts", lambda *_, **__: Boosts(1.0, 1.0, 1.0))
     conn, _ = open_index(vault.root)
     counter = PassCounter(monkeypatch)
     try:
@@ -224,11 +225,11 @@ def test_the_candidates_hold_the_best_notes_by_bm25(
             for statistics in (None, _shared(conn, request)):
                 counter.start()
                 with monkeypatch.context() as patch:
-                    patch.setattr(engine, "CANDIDATES", 3)
+                    patch.setattr(ranker, "CANDIDATES", 3)
                     cut = _answer(conn, request, statistics)
                 with monkeypatch.context() as patch:
-                    patch.setattr(engine, "CANDIDATES", 10**9)
-                    patch.setattr(engine, "COMMON_SHARE", 2.0)
+                    patch.setattr(ranker, "CANDIDATES", 10**9)
+                    patch.setattr(ranker, "COMMON_SHARE", 2.0)
                     every_row = _answer(conn, request, statistics)
                 assert cut == every_row, (request, statistics)
     finally:
