@@ -11,12 +11,14 @@ ranked as one collection would be.
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from lore.cli.main import main
 from lore.recall.engine import recall
 from lore.recall.model import RecallRequest, RecallResult
 from lore.recall.multi import recall_many
@@ -79,7 +81,7 @@ def test_a_word_in_every_note_still_scores_above_zero(
         data = hit.to_json(explain=True)
         assert data["score"] > 0, data  # was 0.0: the idf of a word in every note was 1e-6
         assert data["explain"]["bm25"] > 0
-        assert all(term["score"] > 0 for term in data["explain"]["terms"])
+        assert all(term["score"] > 0 and term["idf"] > 0 for term in data["explain"]["terms"])
 
 
 def test_the_only_note_of_a_one_note_vault_has_a_score_the_boosts_change(
@@ -263,3 +265,27 @@ def test_the_org_vaults_best_answer_is_not_buried_under_the_team_vaults(
         assert ranked[0] == ("org", ORG_BEST), ranked
         team = [i for i, (label, _) in enumerate(ranked) if label == "team"]
         assert team, "the team note that mentions postgres is listed too"
+
+
+def test_lore_recall_explains_the_shared_idf(
+    team_and_org: list[VaultRef], isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    team, org = team_and_org
+    (isolated_home / "config.toml").write_text(
+        f'default = "team"\n[vaults.team]\npath = "{team.root}"\n'
+        f'[vaults.org]\npath = "{org.root}"\n',
+        encoding="utf-8",
+    )
+    assert main(["recall", "--json", "--explain", "argo", "canary", "rollouts"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    first = data["results"][0]
+    assert (first["vault"], first["id"]) == ("team", "billing--canary-rollouts--2026-10-14")
+    # Every vault weighs a word alike: the idf of "canary" is the same in both.
+    idf = {
+        (item["vault"], term["term"]): term["idf"]
+        for item in data["results"]
+        for term in item["explain"]["terms"]
+    }
+    assert idf[("team", "canary")] == idf[("org", "canary")]
+    assert main(["recall", "--explain", "argo", "canary", "rollouts"]) == 0
+    assert "idf from all 503 notes of the 2 vaults searched" in capsys.readouterr().out
