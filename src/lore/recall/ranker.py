@@ -246,8 +246,8 @@ class Ranker(Record):
         score, which may order them otherwise than lore's (`ratio`). A row it left out
         scores at most `left_out_bound` of the last one returned; when that could reach
         the limit-th best BM25 found, the query is asked again for every row. So the
-        best `limit` notes by lore's BM25 are always among the candidates; boosts, which
-        move a score by ±20 % at most, then reorder the candidates (as measured best).
+        best `limit` notes by lore's BM25 are always among the candidates; the boosts, which
+        move a score by a quarter at most, then reorder the candidates (as before).
         """
         ceiling = self.max_boost()
         limit = self.request.limit
