@@ -30,6 +30,7 @@ DEPLOY_NOTES = {
         "Deploy checklist",
         type="runbook",
         repo="payments-api",
+        files_touched="[deploy/checklist.md]",
         body="## What\nBefore a deploy: migrations applied, feature flags set, on-call told.\n",
     ),
     "web--deploy-previews--2026-09-12": note_text(
@@ -161,7 +162,13 @@ def test_the_scan_fallback_scores_a_small_vault_as_the_index_does(
     make_vault: Callable[..., Vault],
 ) -> None:
     vault = make_vault(DEPLOY_NOTES)
-    queries = ["deploy", "deploy lock", "friday deploy production", "access tokens expire"]
+    queries = [
+        "deploy",
+        "deploy lock",
+        "friday deploy production",
+        "access tokens expire",
+        "deploy/checklist.md",  # a path: a phrase, and the same phrase in files_touched
+    ]
     indexed = {query: ask(vault.root, query, repo="payments-api") for query in queries}
     (vault.root / ".lore").rename(vault.root / "moved-index")
     (vault.root / ".lore").write_text("not a folder")  # the index cannot be written
