@@ -184,6 +184,8 @@ class Ranker(Record):
         and each phrase with another ratio has its part (its FTS5 BM25 alone, the same
         number) added again times the difference.
         """
+        if not self.adjust and self.base == 1.0:  # lore weighs every phrase as FTS5 does
+            return dict(found)
         new = [rowid for rowid in found if rowid not in self.exact]
         for rowid in new:
             self.exact[rowid] = self.base * found[rowid]
@@ -276,9 +278,11 @@ class Ranker(Record):
             bm25 = self.corrected(found)  # `score` adds the notes that replace superseded matches
             scores, boosts, replaced = self.score(bm25, ceiling)
             kth = sorted(scores.values(), reverse=True)[limit - 1] if len(scores) >= limit else 0.0
-            best = sorted((bm25[rowid] for rowid in scores), reverse=True)
-            kth_bm25 = best[limit - 1] if len(best) >= limit else 0.0
-            left_out = [key for key, last in cut.items() if self.left_out_bound(last) >= kth_bm25]
+            left_out = []
+            if cut:
+                best = sorted((bm25[rowid] for rowid in scores), reverse=True)
+                kth_bm25 = best[limit - 1] if len(best) >= limit else 0.0
+                left_out = [k for k, last in cut.items() if self.left_out_bound(last) >= kth_bm25]
             if left_out:
                 for essential in left_out:
                     fetch(essential, everything=True)
