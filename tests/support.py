@@ -79,3 +79,49 @@ class Vault:
             text.replace("- `example-service` — Replace with your repositories.", lines),
             encoding="utf-8",
         )
+
+
+def run_in_terminal(
+    args: list[str], *, cwd: Path, answers: list[tuple[str, bytes]], timeout: float = 120
+) -> tuple[int, str]:
+    """Run a command on a real pseudo-terminal, typing each answer once its prompt shows.
+
+    `answers` pairs a piece of the prompt with the bytes to type (b"\\x04" is Ctrl-D).
+    Returns the exit code and everything the terminal showed.
+    """
+    import pty
+    import select
+    import time
+
+    master, slave = pty.openpty()
+    env = {**os.environ, "TERM": "dumb", "COLUMNS": "160"}
+    process = subprocess.Popen(
+        args, stdin=slave, stdout=slave, stderr=slave, cwd=cwd, env=env, close_fds=True
+    )
+    os.close(slave)
+    output = b""
+    pending = list(answers)
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            if time.monotonic() > deadline:
+                process.kill()
+                raise AssertionError(
+                    f"no exit after {timeout} s: {output.decode(errors='replace')}"
+                )
+            ready, _, _ = select.select([master], [], [], 0.1)
+            if ready:
+                try:
+                    chunk = os.read(master, 4096)
+                except OSError:  # EIO: the child closed the terminal
+                    chunk = b""
+                if not chunk:
+                    break
+                output += chunk
+            if pending and pending[0][0].encode() in output:
+                os.write(master, pending.pop(0)[1])
+            elif not ready and process.poll() is not None:
+                break
+    finally:
+        os.close(master)
+    return process.wait(), output.decode("utf-8", "replace")

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from lore import __version__
-from lore.cli.main import COMMANDS, main
+from lore.cli.commands import COMMANDS
+from lore.cli.main import main
 from tests.support import Vault, note_text
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
@@ -220,3 +221,19 @@ def test_a_reader_that_goes_away_is_not_an_error(
     err = process.stderr.read().decode()
     assert process.wait(timeout=60) == 0, err
     assert "Traceback" not in err and "Exception ignored" not in err
+
+
+def test_an_unknown_type_or_repo_filter_names_the_known_values(
+    make_vault: Callable[..., Vault], capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = make_vault({"scope--topic--2026-01-01": note_text()})
+    root = str(vault.root)
+    assert main(["recall", "httpx", "--vault", root, "--type", "gotchaa"]) == 2
+    err = capsys.readouterr().err
+    assert "--type gotchaa is not a type" in err and "convention" in err and "gotcha," in err
+    assert main(["recall", "httpx", "--vault", root, "--repo", "payments"]) == 2
+    err = capsys.readouterr().err
+    assert "--repo payments is not a repository" in err and "payments-api, web-app" in err
+    assert main(["recall", "httpx", "--vault", root, "--type", "convention", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["results"]
+    assert main(["recall", "httpx", "--vault", root, "--repo", "", "--json"]) == 0

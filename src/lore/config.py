@@ -29,7 +29,7 @@ from lore.files import write_atomic
 from lore.paths import config_path, lore_home
 from lore.record import Record
 
-TYPE_CHECKING = False  # typing costs 3 ms at start-up; mypy reads the block
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

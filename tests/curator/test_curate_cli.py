@@ -7,9 +7,11 @@ import io
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -291,3 +293,17 @@ def test_hostile_notes_are_checked_quickly(curator_vault: Vault, body: str) -> N
     started = time.perf_counter()
     curate(curator_vault.root, paths=[str(path)])
     assert time.perf_counter() - started < 5
+
+
+def test_all_does_not_follow_a_notes_symlink_out_of_the_vault(
+    tmp_path: Path, make_vault: Callable[..., Vault], capsys: pytest.CaptureFixture[str]
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "private--secret-notes--2026-01-01.md").write_text("---\ntitle: private\n---\n")
+    vault = make_vault()
+    shutil.rmtree(vault.root / "notes")
+    (vault.root / "notes").symlink_to(outside, target_is_directory=True)
+    assert main(["curate", "--all", "--vault", str(vault.root), "--format", "json"]) == 1
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    assert [(f["rule"], f["path"]) for f in findings] == [("filename/symlink", "notes")]

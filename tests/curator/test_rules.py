@@ -202,3 +202,22 @@ def test_an_audit_finds_expired_notes_as_warnings(curator_vault: Vault) -> None:
         ("notes/deploy--black-friday-change-freeze--2025-11-10.md", "warning")
     ]
     assert result.exit_code == 0
+
+
+def test_a_finding_reads_as_two_sentences_on_one_line() -> None:
+    from lore.curator.finding import ERROR, Finding
+    from lore.curator.formats import plain_line
+
+    finding = Finding(
+        "convention/title-too-long",
+        ERROR,
+        "notes/a--b--2026-01-01.md",
+        2,
+        "the title is 130 characters (at most 120)",
+        "State the fact in fewer words",
+    )
+    assert plain_line(finding) == (
+        "error notes/a--b--2026-01-01.md:2 convention/title-too-long: the title is 130 "
+        "characters (at most 120). State the fact in fewer words."
+    )
+    assert finding.with_text("done.", None).sentences() == "done."

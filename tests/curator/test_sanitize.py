@@ -9,7 +9,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from lore.sanitize import is_banned_char, sanitize_text
+from lore import sanitize
+from lore.sanitize import is_banned_char, sanitize_field, sanitize_text
 from lore.sanitize.markdown import code_ranges, find_hazards, sanitize_markdown
 
 # Text that is mostly markdown-ish, with the characters that matter over-represented.
@@ -47,6 +48,23 @@ def test_sanitize_markdown_is_idempotent_and_leaves_nothing_banned(text: str) ->
     assert sanitize_markdown(once) == once
     assert survivors(once) == []
     assert find_hazards(once) == []
+
+
+@settings(max_examples=600, suppress_health_check=[HealthCheck.too_slow])
+@given(any_text)
+def test_the_package_entry_point_is_the_full_sanitizer(text: str) -> None:
+    # `lore.sanitize.sanitize_markdown` skips the markdown module when no markup is there.
+    assert sanitize.sanitize_markdown(text) == sanitize_markdown(text)
+
+
+@settings(max_examples=600, suppress_health_check=[HealthCheck.too_slow])
+@given(any_text, st.integers(min_value=0, max_value=80))
+def test_a_field_is_one_clean_line(text: str, limit: int) -> None:
+    field = sanitize_field(text, limit)
+    assert "\n" not in field and "\r" not in field
+    assert survivors(field) == []
+    assert find_hazards(field) == []
+    assert not limit or len(field) <= limit
 
 
 @settings(max_examples=600, suppress_health_check=[HealthCheck.too_slow])

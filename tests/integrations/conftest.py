@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 
 from lore.index.build import open_index
+from lore.integrations.agents import AGENT_NAMES
 from tests.support import Vault, git, note_text
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-AGENTS = ("claude-code", "codex", "cursor", "copilot-cli", "gemini-cli")
+AGENTS = AGENT_NAMES  # the agents table
 TODAY = "2026-11-20"
 
 TEAM_NOTES = {

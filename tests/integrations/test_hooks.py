@@ -212,12 +212,22 @@ def test_digest_keeps_to_its_budget_and_says_what_did_not_fit(
     assert len(dates) > 1 and dates == sorted(dates, reverse=True)
 
 
-def test_empty_or_garbage_stdin_still_exits_0(team_vault: Vault, work_repo: Path) -> None:
-    for stdin in (b"", b"not json", b"[1, 2]", b"\xff\xfe", b'{"cwd": 42}'):
-        run = run_hook("session-start", None, stdin, cwd=work_repo)
-        assert run.code == 0 and run.stderr == b""
+def test_bad_json_on_stdin_is_exit_0_and_no_output(team_vault: Vault, work_repo: Path) -> None:
+    """docs/agents/index.md, "Failing open": bad JSON on stdin means exit 0 and no output,
+    even where the process's own folder would have a digest to show."""
+    for stdin in (b"", b"not json", b"[1, 2]", b'"cwd"', b"\xff\xfe", b'{"cwd": "x"', b"null"):
+        for agent in (None, "claude-code", "copilot-cli"):
+            run = run_hook("session-start", agent, stdin, cwd=work_repo)
+            assert (run.code, run.stdout, run.stderr) == (0, b"", b""), (stdin, agent)
     unknown = run_hook("no-such-event", "claude-code", b"{}", cwd=work_repo)
     assert (unknown.code, unknown.stdout, unknown.stderr) == (0, b"", b"")
+
+
+def test_a_json_object_with_odd_fields_still_gets_the_digest_of_its_folder(
+    team_vault: Vault, work_repo: Path
+) -> None:
+    run = run_hook("session-start", "claude-code", b'{"cwd": 42}', cwd=work_repo)
+    assert run.code == 0 and "payments-api" in run.context()
 
 
 # ---- failing open ----

@@ -13,11 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from lore.integrations.install.ownership import Launcher
 from lore.integrations.install.run import check, install, uninstall
 from tests.integrations.conftest import AGENTS
 
 CONFIGS = Path(__file__).resolve().parent / "fixtures" / "configs"
-LORE = ["/opt/lore/bin/lore"]
+LORE = Launcher("lore", ["/opt/lore/bin/lore"], ["lore"])
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -200,7 +201,7 @@ def test_uninstall_keeps_edits_made_after_install(isolated_home: Path) -> None:
 
 def test_installing_over_an_old_lore_command_replaces_it_in_place(isolated_home: Path) -> None:
     seed_home("claude-code", isolated_home)
-    install("claude-code", None, ["/old/venv/bin/lore"])
+    install("claude-code", None, Launcher("lore", ["/old/venv/bin/lore"], ["lore"]))
     changes = install("claude-code", None, LORE)
     assert {c.path.name for c in changes if c.action == "updated"} == {
         "settings.json",
@@ -257,13 +258,14 @@ def test_codex_block_is_added_to_a_file_without_features(isolated_home: Path) ->
     config = isolated_home / ".codex/config.toml"
     config.parent.mkdir(parents=True)
     config.write_text('model = "gpt-5"\n', encoding="utf-8")
-    install("codex", None, [sys.executable, "-m", "lore"])
+    python = Launcher("python -m lore", [sys.executable, "-m", "lore"], ["lore"])
+    install("codex", None, python)
     text = config.read_text(encoding="utf-8")
     parsed = tomllib.loads(text)
     assert parsed["features"] == {"hooks": True}
     assert parsed["mcp_servers"]["lore"]["args"] == ["-m", "lore", "mcp"]
     assert "# >>> lore" in text and "# <<< lore <<<" in text
-    assert install("codex", None, [sys.executable, "-m", "lore"])[0].action == "unchanged"
+    assert install("codex", None, python)[0].action == "unchanged"
     uninstall("codex", None)
     assert config.read_text(encoding="utf-8") == 'model = "gpt-5"\n'
 
@@ -277,7 +279,7 @@ def test_project_scope_writes_the_repository_files(tmp_path: Path, isolated_home
     assert "lore" in json.loads((project / ".github/mcp.json").read_text())["mcpServers"]
     assert not (isolated_home / ".copilot").exists()
     uninstall("copilot-cli", project)
-    assert sorted(p.name for p in project.rglob("*")) == [".github", "hooks", "skills"]
+    assert list(project.iterdir()) == []  # the folders lore created went with its files
 
 
 def test_cli_install_check_and_uninstall(
@@ -286,7 +288,7 @@ def test_cli_install_check_and_uninstall(
     from lore.cli.main import main
     from lore.integrations.install import ownership
 
-    monkeypatch.setattr(ownership, "default_lore_argv", lambda: LORE)
+    monkeypatch.setattr(ownership, "current_launcher", lambda: LORE)
     seed_home("gemini-cli", isolated_home)
     assert main(["install", "gemini-cli", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)

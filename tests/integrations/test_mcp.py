@@ -68,6 +68,9 @@ def test_tools_over_stdio(team_vault: Vault, work_repo: Path) -> None:
             "controls": await session.call_tool("recall", {"query": "\u202e\u200b\x00"}),
             "huge": await session.call_tool("recall", {"query": "x " * 400}),
             "limit": await session.call_tool("recall", {"query": "postgres", "limit": 500}),
+            # the SDK would coerce true to 1: the schema (strict) must refuse it first
+            "bool-limit": await session.call_tool("recall", {"query": "postgres", "limit": True}),
+            "string-limit": await session.call_tool("recall", {"query": "pg", "limit": "3"}),
             "repo": await session.call_tool("recall", {"query": "postgres", "repo": "../../x"}),
             "missing": await session.call_tool("recall", {}),
             "unknown-tool": await session.call_tool("remember_everything", {}),
@@ -114,6 +117,7 @@ def test_tools_over_stdio(team_vault: Vault, work_repo: Path) -> None:
     assert "Did you mean billing--integration-tests-use-httpx--2026-11-02?" in bad["unknown"]
     assert "query is empty" in bad["empty"] and "query is empty" in bad["controls"]
     assert "from 1 to 20" in bad["limit"] and "repository name" in bad["repo"]
+    assert "valid integer" in bad["bool-limit"] and "valid integer" in bad["string-limit"]
 
     assert not out["fts"].is_error  # FTS5 syntax in a query is searched as words
 

@@ -10,8 +10,10 @@ import pytest
 import yaml
 
 from lore import __version__
-from lore.integrations.install.agents import SKILLS, skill_sources
-from lore.integrations.install.ownership import is_lore_hook, is_lore_mcp
+from lore.integrations.agents import AGENTS
+from lore.integrations.install.agents import SKILLS, components, skill_sources
+from lore.integrations.install.components import EventHooks, McpServer
+from lore.integrations.install.ownership import Launcher, is_lore_hook, is_lore_mcp
 
 ROOT = Path(__file__).resolve().parents[2]
 PLUGIN = ROOT / "plugins" / "lore"
@@ -66,17 +68,27 @@ def test_marketplace_lists_the_plugin() -> None:
     assert manifest["version"] == entry["version"] == __version__
 
 
-def test_plugin_hooks_mcp_and_skills() -> None:
+def test_plugin_hooks_mcp_and_skills(tmp_path: Path) -> None:
+    """The plugin is what `lore install claude-code --project` writes, read from the agents
+    table: the same events, the same guarded commands, the same MCP server and skills."""
+    claude = AGENTS["claude-code"]
     hooks = json.loads((PLUGIN / "hooks" / "hooks.json").read_text())["hooks"]
-    assert set(hooks) == {"SessionStart", "UserPromptSubmit"}
-    for event, lore_event in (("SessionStart", "session-start"), ("UserPromptSubmit", "prompt")):
-        [group] = hooks[event]
+    assert set(hooks) == {claude.events["session-start"], claude.events["prompt"]}
+    for lore_event in ("session-start", "prompt"):
+        [group] = hooks[claude.events[lore_event]]
         [handler] = group["hooks"]
         assert handler["type"] == "command" and handler["timeout"] <= 30
         assert is_lore_hook(handler["command"])
         assert f"lore hook {lore_event} --agent claude-code" in handler["command"]
         assert handler["command"].startswith("command -v lore")  # silent without lore
+    lore = Launcher("lore", ["/usr/local/bin/lore"], ["lore"])
+    parts = components("claude-code", tmp_path, lore)
+    [settings] = [p for p in parts if isinstance(p, EventHooks)]
+    written = json.loads(settings.install(None) or b"")
+    assert written["hooks"] == hooks
     servers = json.loads((PLUGIN / ".mcp.json").read_text())["mcpServers"]
     assert list(servers) == ["lore"] and is_lore_mcp(servers["lore"])
+    [server] = [p for p in parts if isinstance(p, McpServer)]
+    assert {k: server.entry[k] for k in ("command", "args")} == servers["lore"]
     for name in SKILLS:  # the plugin carries the package's skills, byte for byte
         assert (PLUGIN / "skills" / name / "SKILL.md").read_bytes() == skill_sources()[name]

@@ -342,7 +342,7 @@ def test_a_folder_that_is_not_a_repository_is_bad_input(
 
 
 def test_log_changes_reads_odd_names_and_renames(tmp_path: Path) -> None:
-    from lore.vault.git import log_changes
+    from lore.vault.history import log_changes
 
     repo = tmp_path / "odd"
     repo.mkdir()

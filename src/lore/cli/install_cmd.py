@@ -7,10 +7,23 @@ from pathlib import Path
 from typing import Any
 
 from lore.errors import ExitCode, UsageError
+from lore.integrations.agents import AGENT_NAMES, AGENTS
 
-AGENT_NAMES = ("claude-code", "codex", "cursor", "copilot-cli", "gemini-cli")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from lore.integrations.install.ownership import Launcher
 
-INSTALL_EPILOG = """\
+
+def _where() -> str:
+    """Each agent's files at user level, from the agents table."""
+    lines = []
+    for agent in AGENTS.values():
+        files = dict.fromkeys(agent.default_location(what) for what in ("hooks", "mcp", "skills"))
+        lines.append(f"  {agent.name:<12} {', '.join(files)}")
+    return "\n".join(lines)
+
+
+INSTALL_EPILOG = f"""\
 examples:
   lore install claude-code            hooks, skills and MCP server for your user
   lore install codex --project        the same in this repository's .codex/ and .agents/
@@ -23,9 +36,19 @@ What each agent gets (docs/agents/AGENT.md has the details and sources):
            prompt, off unless the vault's lore.toml has [hooks] prompt = true)
   skills   lore-recall and lore-remember (Agent Skills format)
   MCP      a server named "lore" running `lore mcp`
+
+Where (user level; --project writes the repository's own files instead):
+{_where()}
+
+Entries run the command that started this install: `lore` (its absolute path at user
+level) or, run as `gh lore install`, `gh lore`; the skills and the session digest tell
+the agent that command. With --project nothing holds a path of this machine: entries
+run `lore` (or `gh lore`) from PATH, and hooks stay silent where it is not installed.
 Only lore's own entries are touched; every other entry is left as it is. The first
-change to a file saves its original under $LORE_HOME/installs/. For Codex the hooks
-feature flag is set unless config.toml already decides it.
+change to a file saves its original under $LORE_HOME/installs/. All files change or
+none does: a file that cannot be written (read-only, immutable, a full disk) stops
+the install with exit code 2 before anything is written. For Codex the hooks feature
+flag is set unless config.toml already decides it.
 """
 
 UNINSTALL_EPILOG = """\
@@ -36,17 +59,6 @@ examples:
 Only lore's entries go: hook handlers that run `lore hook … --agent …`, the MCP server
 named "lore" that runs `lore mcp`, and skills marked `source: gh-lore`.
 """
-
-NEXT_STEPS = {
-    "claude-code": "Start a new Claude Code session. The plugin is an alternative: "
-    "/plugin marketplace add OWNER/gh-lore, then /plugin install lore@lore.",
-    "codex": "Start Codex and approve the new hooks when it asks (/hooks lists them).",
-    "cursor": "Restart Cursor. Cursor's IDE can drop sessionStart context in a race "
-    "(docs/agents/cursor.md); the MCP server and skills work regardless.",
-    "copilot-cli": "Start a new Copilot CLI session; /mcp show and /skills list confirm it.",
-    "gemini-cli": "Start Gemini CLI; /hooks panel, /mcp and /skills list confirm it. If the "
-    "hooks system is off, turn it on in /settings (Advanced).",
-}
 
 
 def register(sub: Any, name: str, help_text: str) -> None:
@@ -70,7 +82,7 @@ def register(sub: Any, name: str, help_text: str) -> None:
         nargs=None if uninstalling else "?",
         choices=AGENT_NAMES,
         metavar="AGENT",
-        help="claude-code, codex, cursor, copilot-cli or gemini-cli",
+        help=", ".join(AGENT_NAMES),
     )
     parser.add_argument(
         "--project",
@@ -103,10 +115,10 @@ def _project_root(args: argparse.Namespace) -> Path | None:
     return found[0] if found else cwd
 
 
-def _lore_argv() -> list[str]:
-    from lore.integrations.install.ownership import default_lore_argv
+def _launcher() -> Launcher:
+    from lore.integrations.install.ownership import current_launcher
 
-    return default_lore_argv()
+    return current_launcher()
 
 
 def run_install(args: argparse.Namespace) -> int:
@@ -121,13 +133,14 @@ def run_install(args: argparse.Namespace) -> int:
     from lore.integrations.install.run import install
 
     changes = install(
-        args.agent, project, _lore_argv(), prompt=not args.no_prompt, dry_run=args.dry_run
+        args.agent, project, _launcher(), prompt=not args.no_prompt, dry_run=args.dry_run
     )
     _report(args, changes, "install")
     if not args.json and not args.dry_run:
         from lore.cli.output import notice
 
-        notice(NEXT_STEPS[args.agent])
+        notice(AGENTS[args.agent].next_steps)
+        _warn_without_mcp()
         _warn_without_vault()
     return _exit_code(changes)
 
@@ -181,7 +194,7 @@ def _report(args: argparse.Namespace, changes: list[Any], verb: str) -> None:
 def _check(agent: str | None, project: Path | None, as_json: bool) -> int:
     from lore.integrations.install.run import check
 
-    lore_argv = _lore_argv()
+    launcher = _launcher()
     agents = [agent] if agent else list(AGENT_NAMES)
     scopes: list[tuple[str, Path | None]] = [("user", None)]
     if project is not None:
@@ -190,7 +203,7 @@ def _check(agent: str | None, project: Path | None, as_json: bool) -> int:
         (name, scope, status)
         for name in agents
         for scope, root in scopes
-        for status in check(name, root, lore_argv)
+        for status in check(name, root, launcher)
     ]
     if as_json:
         from lore.cli.output import print_json
@@ -198,7 +211,8 @@ def _check(agent: str | None, project: Path | None, as_json: bool) -> int:
         print_json(
             {
                 "version": 1,
-                "command": " ".join(lore_argv),
+                "command": " ".join(launcher.argv),
+                "agent_command": launcher.text,
                 "results": [
                     {
                         "agent": name,
@@ -215,7 +229,10 @@ def _check(agent: str | None, project: Path | None, as_json: bool) -> int:
     from lore.cli.output import console, safe
 
     out = console()
-    out.print(f"lore runs as: {safe(' '.join(lore_argv))}", soft_wrap=True)
+    out.print(
+        f"lore runs as: {safe(' '.join(launcher.argv))} (agents are told: {safe(launcher.text)})",
+        soft_wrap=True,
+    )
     current = None
     for name, scope, status in rows:
         if (name, scope) != current:
@@ -237,6 +254,20 @@ def _home_relative(path: Path) -> str:
         return "~/" + path.relative_to(Path.home()).as_posix()
     except ValueError:
         return str(path)
+
+
+def _warn_without_mcp() -> None:
+    """The MCP entry starts `lore mcp`, which needs the `mcp` extra."""
+    import importlib.util
+
+    if importlib.util.find_spec("mcp") is None:
+        from lore.cli.output import notice
+
+        notice(
+            "The MCP server entry needs lore's mcp extra, which this lore lacks: reinstall "
+            "it with the extra (in a clone of gh-lore: pipx install --force '.[mcp]'), or "
+            "use `gh lore`, which has it."
+        )
 
 
 def _warn_without_vault() -> None:

@@ -14,35 +14,12 @@ import sys
 from collections.abc import Sequence
 
 from lore import __version__
+from lore.cli.commands import COMMANDS
 from lore.errors import ExitCode, LoreError
 
-TYPE_CHECKING = False  # typing costs 3 ms at start-up; mypy reads the block
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
-
-# command name -> (module, one-line help). Order is the order of `lore --help`.
-COMMANDS: dict[str, tuple[str, str]] = {
-    "recall": ("lore.cli.recall_cmd", "find the notes that answer a question, ranked"),
-    "show": ("lore.cli.show_cmd", "print one note by id"),
-    "index": ("lore.cli.index_cmd", "show the local index's state, or rebuild it"),
-    "demo": ("lore.cli.demo_cmd", "create a demo vault and run a few recalls in it"),
-    "curate": ("lore.cli.curate_cmd", "review notes: taxonomy, conventions, secrets, injection"),
-    "hook": ("lore.cli.hook_cmd", "agent hook entry point: the session digest, prompt recall"),
-    "install": ("lore.cli.install_cmd", "connect an agent: hooks, skills and the MCP server"),
-    "uninstall": ("lore.cli.install_cmd", "remove what `lore install` added to an agent"),
-    "mcp": ("lore.cli.mcp_cmd", "run the MCP server over stdio: recall, read and propose notes"),
-    "remember": ("lore.cli.remember_cmd", "draft a note, check it, propose it as a pull request"),
-    "proposals": ("lore.cli.proposals_cmd", "list open proposals and the curator's verdict"),
-    "drift": ("lore.cli.drift_cmd", "find notes whose files changed in a code repository"),
-    "sync": ("lore.cli.sync_cmd", "fetch and fast-forward every vault, refresh its index"),
-    "init": ("lore.cli.init_cmd", "create a new vault from the template (optionally on GitHub)"),
-    "connect": ("lore.cli.connect_cmd", "clone an existing vault, register it and index it"),
-    "vaults": ("lore.cli.vaults_cmd", "list the registered vaults and their state"),
-    "doctor": ("lore.cli.doctor_cmd", "print resolved paths, tool versions and what to fix"),
-    "garden": ("lore.cli.garden_cmd", "audit the vault and propose one cleanup pull request"),
-    "review": ("lore.cli.review_cmd", "review memory PRs: findings, similar notes, merge"),
-    "stats": ("lore.cli.stats_cmd", "the vault in numbers: types, authors, growth, staleness"),
-}
 
 DESCRIPTION = """\
 lore: shared, reviewed memory for your team's AI coding agents.
@@ -105,6 +82,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("\nInterrupted.\n")
         return ExitCode.INTERRUPTED
+    except EOFError:  # Ctrl-D (or no input left) at a prompt: the user cancelled
+        sys.stderr.write("\nlore: cancelled: no answer was given.\n")
+        return ExitCode.INTERRUPTED
     except BrokenPipeError:
         # The reader went away (`lore recall … | head`): nothing more to say.
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -120,7 +100,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _fast_args(command: str | None, argv: list[str]) -> argparse.Namespace | None:
-    """`lore recall`'s arguments without argparse when they are plain (see `recall_args`)."""
+    """`lore recall`'s arguments without argparse when they are plain (see `recall_args`);
+    `lore hook`'s always (they must fail open, see `hook_cmd.parse_args`)."""
+    if command == "hook" and argv and argv[0] == "hook":
+        from lore.cli import hook_cmd
+
+        return hook_cmd.parse_args(argv[1:])
     if command != "recall" or not argv or argv[0] != "recall":
         return None
     from lore.cli import recall_cmd

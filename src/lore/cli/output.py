@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-TYPE_CHECKING = False  # typing costs 3 ms at start-up; mypy reads the block
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

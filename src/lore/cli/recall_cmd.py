@@ -6,7 +6,7 @@ from pathlib import Path
 
 from lore.errors import UsageError
 
-TYPE_CHECKING = False  # typing costs 3 ms at start-up; mypy reads the block
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
     from typing import Any
@@ -105,11 +105,16 @@ def run(args: argparse.Namespace) -> int:
         include_inactive=args.include_inactive,
         explain=args.explain,
     )
+    if request.types or args.repo:
+        from lore.recall.filters import check_filters
+
+        check_filters(vaults, request.types, request.repo if args.repo else None)
     result = recall_many(vaults, request)
     if args.json:
         from lore.cli.output import print_json
+        from lore.recall.model import recall_json
 
-        print_json(_as_json(result, args.explain))
+        print_json(recall_json(result, explain=args.explain))
         for message in result.notices:
             from lore.cli.output import notice
 
@@ -119,28 +124,3 @@ def run(args: argparse.Namespace) -> int:
 
     show_result(result, vault_root=result.vaults[0].root, explain=args.explain)
     return 0
-
-
-def _as_json(result: Any, explain: bool) -> dict[str, Any]:
-    first = result.vaults[0]
-    results = []
-    for hit, label in zip(result.hits, result.labels, strict=True):
-        item = hit.to_json(explain=explain)
-        item["vault"] = label
-        results.append(item)
-    data: dict[str, Any] = {
-        "version": 1,
-        "query": result.query,
-        "engine": result.engine,
-        "repo": result.repo,
-        "vault": {"name": first.name, "path": str(first.root), "commit": first.commit},
-        "vaults": [
-            {"name": v.name, "path": str(v.root), "commit": v.commit} for v in result.vaults
-        ],
-        "results": results,
-    }
-    if explain:
-        data["terms"] = [{"term": t.label, "origin": t.origin} for t in result.plan.terms]
-    if result.notices:
-        data["notices"] = result.notices
-    return data

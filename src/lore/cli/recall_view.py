@@ -6,8 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from lore.cli.output import console, safe
-from lore.recall.model import RecallResult
-from lore.recall.multi import MultiResult
+from lore.recall.model import MultiResult, RecallResult
 from lore.recall.snippet import HIGHLIGHT
 
 
@@ -35,14 +34,19 @@ def show_result(result: RecallResult | MultiResult, *, vault_root: Path, explain
         err.print("No searchable words in the query; try different words.")
         return
     if not result.hits:
-        out.print(f"No notes match [bold]{safe(result.query)}[/].")
+        out.print(f"No notes match [bold]{safe(result.query)}[/].", soft_wrap=True)
+        return
+    labels = getattr(result, "labels", None)
+    several = labels is not None and len(getattr(result, "vaults", ())) > 1
+    if not out.is_terminal:
+        _plain(result, labels if several else None)
+        if explain:
+            _explain(out, result)
         return
     table = Table(show_edge=False, pad_edge=False, header_style="bold")
     table.add_column("#", justify="right", style="dim")
     table.add_column("score", justify="right")
     table.add_column("note", overflow="fold", ratio=1)
-    labels = getattr(result, "labels", None)
-    several = labels is not None and len(getattr(result, "vaults", ())) > 1
     for number, hit in enumerate(result.hits, start=1):
         repo = safe(", ".join(hit.repo)) if hit.repo else "org-wide"
         vault = f"[green]{safe(labels[number - 1])}[/] · " if several and labels else ""
@@ -76,6 +80,28 @@ def show_result(result: RecallResult | MultiResult, *, vault_root: Path, explain
         out.print(f"[dim]Read a note: lore show ID   (vault: {safe(str(vault_root))})[/]")
 
 
+def _plain(result: RecallResult | MultiResult, labels: list[str] | None) -> None:
+    """Results for a program or a pipe: plain lines, never wrapped, so an id stays whole."""
+    import sys
+
+    lines = [f"{len(result.hits)} result(s) for {result.query} (engine {result.engine})"]
+    for number, hit in enumerate(result.hits, start=1):
+        repo = ", ".join(hit.repo) if hit.repo else "org-wide"
+        vault = f"{labels[number - 1]}: " if labels else ""
+        lines.append(f"{number}. {hit.score:.2f}  {hit.title}")
+        lines.append(f"   {vault}{hit.id}")
+        lines.append(f"   {hit.type} · {repo} · {hit.confidence} confidence · {hit.date}")
+        if hit.replaces:
+            lines.append(f"   replaces {hit.replaces}, which also matched")
+        if not hit.active:
+            lines.append(f"   inactive: {hit.inactive_reason}")
+        if hit.snippet:
+            start, end = HIGHLIGHT
+            lines.append("   " + hit.snippet.replace(start, "**").replace(end, "**"))
+    lines.append("Read a note: lore show ID")
+    sys.stdout.write("\n".join(lines) + "\n")
+
+
 def _explain(out: Any, result: RecallResult | MultiResult) -> None:
     from rich.table import Table
 
@@ -84,14 +110,15 @@ def _explain(out: Any, result: RecallResult | MultiResult) -> None:
         + (f" [dim](alias {safe(t.origin[6:])})[/]" if t.origin.startswith("alias:") else "")
         for t in result.plan.terms
     )
-    out.print(f"\n[bold]Query terms[/] (OR): {terms}")
+    out.print(f"\n[bold]Query terms[/] (OR): {terms}", soft_wrap=True)
     if isinstance(result, MultiResult) and result.statistics is not None:
         out.print(
             f"[dim]idf from all {result.statistics.rows} notes of the {len(result.vaults)} "
-            "vaults searched, as if they were one[/]"
+            "vaults searched, as if they were one[/]",
+            soft_wrap=True,
         )
     for number, hit in enumerate(result.hits, start=1):
-        out.print(f"\n[bold]#{number}[/] [cyan]{safe(hit.id)}[/]")
+        out.print(f"\n[bold]#{number}[/] [cyan]{safe(hit.id)}[/]", soft_wrap=True)
         table = Table(show_edge=False, header_style="bold")
         table.add_column("part")
         table.add_column("idf", justify="right")

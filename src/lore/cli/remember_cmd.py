@@ -379,8 +379,7 @@ def _show_draft(proposal: Any, as_json: bool, *, dry_run: bool) -> None:
         where = f"line {finding.line}: " if finding.line else ""
         out.print(
             f"[{colour}]{finding.severity}[/] [bold]{safe(finding.rule)}[/] {where}"
-            f"{safe(finding.message)}"
-            + (f" [dim]{safe(finding.suggestion)}[/]" if finding.suggestion else "")
+            f"{safe(finding.sentences())}"
         )
     if dry_run:
         out.print("[dim]Dry run: nothing was proposed.[/]")

@@ -90,10 +90,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _ask() -> tuple[str, str] | None:
+    from rich.markup import escape
     from rich.prompt import Prompt
 
     answer = Prompt.ask(
-        "[a]pprove, [r]equest changes, [m]erge or [s]kip", choices=["a", "r", "m", "s"], default="s"
+        escape("[a]pprove, [r]equest changes, [m]erge or [s]kip"),  # letters, not markup
+        choices=["a", "r", "m", "s"],
+        default="s",
     )
     if answer == "a":
         return ("approve", "")

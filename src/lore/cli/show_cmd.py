@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 from typing import Any
 
 from lore.errors import NoteNotFound, UsageError
+from lore.note.model import Note
+from lore.sanitize import sanitize_markdown
 
 
 def register(sub: Any, name: str, help_text: str) -> None:
@@ -15,7 +19,10 @@ def register(sub: Any, name: str, help_text: str) -> None:
         name,
         help=help_text,
         description="Print one note by id, as committed in the vault (the file without "
-        "unreviewed local edits). Text a terminal could misread is removed.",
+        "unreviewed local edits). On a terminal the note is laid out for reading; piped "
+        "to a program it is the committed file as it is. Either way, characters and "
+        "markup that could hide or fetch content (which the curator refuses in review) "
+        "are removed.",
         epilog="example:\n  lore show postgres--pgbouncer-transaction-pooling--2025-03-11",
     )
     parser.add_argument("id", help="the note id: its file name without .md")
@@ -27,7 +34,6 @@ def register(sub: Any, name: str, help_text: str) -> None:
 def run(args: argparse.Namespace) -> int:
     from lore.index.notes import get_note, similar_ids
     from lore.note.ids import MAX_ID_LENGTH
-    from lore.sanitize import sanitize_markdown
     from lore.vaults import one_vault
 
     note_id = args.id.strip()
@@ -46,28 +52,15 @@ def run(args: argparse.Namespace) -> int:
     note, status = found
     if args.json:
         from lore.cli.output import print_json
+        from lore.note.as_json import note_json
+        from lore.vault.snapshot import current_version
 
-        print_json(
-            {
-                "version": 1,
-                "id": note.id,
-                "path": note.path,
-                "title": note.title,
-                "type": note.type,
-                "tags": list(note.tags),
-                "confidence": note.confidence,
-                "date": note.date,
-                "repo": list(note.repo),
-                "author": note.author,
-                "supersedes": list(note.supersedes),
-                "depends_on": list(note.depends_on),
-                "expires": note.expires,
-                "source": note.source,
-                "active": status is None,
-                "inactive_reason": status,
-                "body": sanitize_markdown(note.body),
-            }
-        )
+        version = current_version(vault.root)
+        commit = version[1] or None if version else None
+        print_json(note_json(note, status, vault=vault.name, commit=commit))
+        return 0
+    if not sys.stdout.isatty():
+        sys.stdout.write(_committed_text(vault.root, note))
         return 0
     from lore.cli.output import console, safe
     from lore.note.render import render_note
@@ -77,3 +70,16 @@ def run(args: argparse.Namespace) -> int:
         out.print(f"[red]inactive: {safe(status)}[/]")
     out.print(safe(sanitize_markdown(render_note(note))), end="")
     return 0
+
+
+def _committed_text(root: Path, note: Note) -> str:
+    """The note's file as committed, for programs: exact when review let it in unchanged."""
+    from lore.note.render import render_note
+    from lore.vault.snapshot import read_committed, take_snapshot
+
+    raw = read_committed(root, take_snapshot(root), note.path)
+    try:
+        text = raw.decode("utf-8") if raw is not None else render_note(note)
+    except UnicodeDecodeError:
+        text = render_note(note)
+    return sanitize_markdown(text)

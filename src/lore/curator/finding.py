@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from lore.errors import Problem
+from lore.sanitize import sanitize_field
 
 ERROR = "error"
 WARNING = "warning"
@@ -38,18 +39,31 @@ class Finding:
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.line or 0, 0 if self.is_error else 1, self.rule, self.message)
 
+    def sentences(self) -> str:
+        """The message and the suggestion as two sentences, for output on one line."""
+        text = _as_sentence(self.message)
+        if self.suggestion:
+            text += " " + _as_sentence(self.suggestion)
+        return text
+
     def to_json(self) -> dict[str, Any]:
+        """The finding as DESIGN §3 prints it; its texts quote notes, so they are sanitized."""
         return {
             "rule": self.rule,
             "severity": self.severity,
-            "path": self.path,
+            "path": sanitize_field(self.path),
             "line": self.line,
-            "message": self.message,
-            "suggestion": self.suggestion,
+            "message": sanitize_field(self.message),
+            "suggestion": None if self.suggestion is None else sanitize_field(self.suggestion),
         }
 
     def with_text(self, message: str, suggestion: str | None) -> Finding:
         return replace(self, message=message, suggestion=suggestion)
+
+
+def _as_sentence(text: str) -> str:
+    text = text.strip()
+    return text if text.endswith((".", "!", "?", "…")) else text + "."
 
 
 def from_problem(problem: Problem, *, path: str, severity: str | None = None) -> Finding:

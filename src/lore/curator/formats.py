@@ -17,7 +17,7 @@ from typing import Any
 
 from lore.curator.finding import ERROR, WARNING, Finding
 from lore.curator.run import CurateResult
-from lore.sanitize import one_line
+from lore.sanitize import sanitize_field
 
 JSON_VERSION = 1
 ANNOTATION_CAP = 10  # GitHub shows at most 10 error and 10 warning annotations per step
@@ -66,10 +66,8 @@ def annotation(finding: Finding) -> str:
 
 def plain_line(finding: Finding) -> str:
     where = f"{finding.path}:{finding.line}" if finding.line else (finding.path or "-")
-    text = f"{finding.severity} {where} {finding.rule}: {finding.message}"
-    if finding.suggestion:
-        text += f" {finding.suggestion}"
-    return one_line(text, 2000)
+    text = f"{finding.severity} {where} {finding.rule}: {finding.sentences()}"
+    return sanitize_field(text, 2000)
 
 
 def to_github(result: CurateResult, *, token: str | None = None) -> list[str]:
@@ -112,7 +110,7 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]#!|~])")
 
 def md_escape(text: str, limit: int = 500) -> str:
     """Untrusted text for markdown: one line, no HTML, no mentions, no markup."""
-    flat = one_line(text, limit)
+    flat = sanitize_field(text, limit)
     flat = flat.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     flat = _MD_SPECIAL.sub(r"\\\1", flat)
     return flat.replace("@", "&#64;")  # no @mentions from untrusted text

@@ -485,15 +485,29 @@ _ENV_REFERENCE = re.compile(
 )
 
 
+_WHOLE_TEMPLATE = re.compile(
+    r"^(?:\$\{[^}]*\}|\$\([^)]*\)|\{\{[^}]*\}\}|<[^>]{1,100}>|%\([^)]*\)s)$"
+)
+
+
 def is_placeholder(value: str, allowed: Iterable[str] = ()) -> bool:
-    """True for values that stand in for a secret rather than being one."""
+    """True for values that stand in for a secret rather than being one.
+
+    A placeholder must look like one as a whole: a known example, a template
+    (`${TOKEN}`, `<your-token>`), a placeholder word, or a value whose marks
+    (`example`, `xxxx`, `1234567`, ...) leave nothing random-looking behind. A real
+    token that merely contains such a run (`ghp_1234567R8fK…`) is not a placeholder.
+    """
     if value in DOCUMENTED_EXAMPLES or value in allowed:
         return True
     if value.lower() in _PLACEHOLDER_WORDS or _ENV_REFERENCE.match(value):
         return True
-    if len(set(value)) <= 3:
+    if len(set(value)) <= 3 or _WHOLE_TEMPLATE.match(value):
         return True
-    return bool(_PLACEHOLDER_MARKS.search(value))
+    if not _PLACEHOLDER_MARKS.search(value):
+        return False
+    rest = _PLACEHOLDER_MARKS.sub("", value)
+    return len(rest) < 8 or not _random_looking(rest)
 
 
 def mask(value: str, prefix: int = 0) -> str:

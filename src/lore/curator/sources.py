@@ -176,7 +176,9 @@ def context_for_all(root: Path, *, today: str) -> CuratorContext:
     taxonomy_text = _decode(_read_tree_file(root, TAXONOMY_FILE))
     checked: list[CheckedFile] = []
     folder = root / NOTES_DIR
-    if folder.is_dir():
+    if folder.is_symlink():  # never read outside the vault: report the link itself
+        checked.append(CheckedFile(NOTES_DIR, NOTES_DIR, b"", SYMLINK_MODE))
+    elif folder.is_dir():
         for current, folders, names in os.walk(folder, followlinks=False):
             folders.sort()
             base = Path(current)

@@ -8,7 +8,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from lore.sanitize import one_line
+from lore.sanitize import sanitize_field
 from lore.sanitize.markdown import code_ranges
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$", re.MULTILINE)
@@ -23,7 +23,7 @@ def line_at(text: str, offset: int, first_line: int = 1) -> int:
 
 def quote(text: str, limit: int = 80) -> str:
     """User text for a message: one sanitised line, cut short."""
-    return one_line(text, limit)
+    return sanitize_field(text, limit)
 
 
 def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:

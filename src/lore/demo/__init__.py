@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lore.vault.git import init_and_commit
+from lore.vault.repository import init_and_commit
 from lore.vault.seed import seed_files, write_files
 
 DEMO_REPOS = {

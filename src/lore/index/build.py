@@ -37,7 +37,7 @@ from lore.vault.snapshot import (
     take_snapshot,
 )
 
-TYPE_CHECKING = False  # typing costs 3 ms at start-up; mypy reads the block
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

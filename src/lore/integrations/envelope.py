@@ -25,7 +25,7 @@ import os
 from collections.abc import Iterable
 
 from lore.paths import lore_home
-from lore.sanitize import one_line
+from lore.sanitize import sanitize_field
 
 SECRET_FILE = "hook-secret"  # noqa: S105 - a file name, not a secret
 NONCE_HEX = 16
@@ -70,7 +70,7 @@ def fenced(text: str, limit: int = 200) -> str:
 
     Without `<` and `>` a note cannot write anything that looks like a marker.
     """
-    return one_line(text, limit).replace("<", "‹").replace(">", "›")
+    return sanitize_field(text, limit).replace("<", "‹").replace(">", "›")
 
 
 def attribute(text: str) -> str:

@@ -2,17 +2,18 @@
 
 An agent runs `lore hook EVENT --agent NAME` and writes a JSON payload on stdin. The
 adapter turns it into one `HookEvent` (working directory, session id, source, prompt)
-and renders lore's context in the shape that agent documents:
+and renders lore's context in the shape that agent documents. Which agent reads which
+event, under which event name and in which shape, is the agents table
+(`lore.integrations.agents.AGENTS`):
 
-| agent | session start | prompt |
-| --- | --- | --- |
-| claude-code | `hookSpecificOutput.additionalContext` | the same (`UserPromptSubmit`) |
-| codex | `hookSpecificOutput.additionalContext` | the same (`UserPromptSubmit`) |
-| gemini-cli | `hookSpecificOutput.additionalContext` | the same (`BeforeAgent`) |
-| cursor | `additional_context` | none: `beforeSubmitPrompt` cannot add context |
-| copilot-cli | `additionalContext` | none: `userPromptSubmitted` output is not read |
+| shape | agents |
+| --- | --- |
+| `{"hookSpecificOutput": {"hookEventName", "additionalContext"}}` | Claude Code, Codex, Gemini |
+| `{"additional_context": …}` | Cursor (session start only) |
+| `{"additionalContext": …}` | Copilot CLI (session start only) |
 
-The sources for each shape are cited in docs/agents/. Output is ASCII JSON (non-ASCII
+A payload that is not a JSON object is no event at all: the hook stays silent. The
+sources for each shape are cited in docs/agents/. Output is ASCII JSON (non-ASCII
 escaped), so no agent's locale can garble it.
 """
 
@@ -22,24 +23,15 @@ import json
 import os
 from pathlib import Path
 
+from lore.integrations.agents import AGENTS, CAMEL, LORE_EVENTS, NESTED, SNAKE
 from lore.record import Record
 
-TYPE_CHECKING = False  # typing costs 3 ms at start-up; mypy reads the block
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-AGENTS = ("claude-code", "codex", "cursor", "copilot-cli", "gemini-cli")
-EVENTS = ("session-start", "prompt")
+EVENTS = LORE_EVENTS
 MAX_PAYLOAD_BYTES = 4 * 1024 * 1024  # a prompt with a pasted log is big; more is not a prompt
-
-# hookEventName each agent expects back, per lore event (None: the agent reads no context).
-_EVENT_NAMES: dict[str, dict[str, str | None]] = {
-    "claude-code": {"session-start": "SessionStart", "prompt": "UserPromptSubmit"},
-    "codex": {"session-start": "SessionStart", "prompt": "UserPromptSubmit"},
-    "gemini-cli": {"session-start": "SessionStart", "prompt": "BeforeAgent"},
-    "cursor": {"session-start": "sessionStart", "prompt": None},
-    "copilot-cli": {"session-start": "sessionStart", "prompt": None},
-}
 
 
 class HookEvent(Record):
@@ -67,18 +59,20 @@ class HookEvent(Record):
 
 def supports(agent: str, event: str) -> bool:
     """Whether the agent reads context back from this event at all."""
-    return _EVENT_NAMES.get(agent, {}).get(event) is not None
+    known = AGENTS.get(agent)
+    return known is not None and known.reads(event)
 
 
-def decode_payload(raw: bytes) -> dict[str, Any]:
-    """The payload as a dict; anything else (empty, not JSON, not an object) is `{}`."""
+def decode_payload(raw: bytes) -> dict[str, Any] | None:
+    """The payload as a dict, or None when it is not one (empty, not JSON, not an object,
+    too big): agents always send an object, so anything else is no event to answer."""
     if not raw or len(raw) > MAX_PAYLOAD_BYTES:
-        return {}
+        return None
     try:
-        data = json.loads(raw.decode("utf-8", "replace"))
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}
+        data = json.loads(raw.decode("utf-8"))
+    except ValueError:  # UnicodeDecodeError is a ValueError
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def detect_agent(payload: dict[str, Any]) -> str:
@@ -128,14 +122,15 @@ def parse_event(agent: str | None, event: str, payload: dict[str, Any]) -> HookE
 
 def render_output(agent: str, event: str, context: str) -> bytes | None:
     """The bytes to print on stdout for this agent, or None when it reads nothing back."""
-    event_name = _EVENT_NAMES.get(agent, {}).get(event)
-    if event_name is None or not context:
+    known = AGENTS.get(agent)
+    event_name = known.events.get(event) if known else None
+    if known is None or event_name is None or not context:
         return None
     data: dict[str, Any]
-    if agent == "cursor":
-        data = {"additional_context": context}
-    elif agent == "copilot-cli":
-        data = {"additionalContext": context}
+    if known.output == NESTED:
+        data = {NESTED: {"hookEventName": event_name, CAMEL: context}}
+    elif known.output == SNAKE:
+        data = {SNAKE: context}
     else:
-        data = {"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": context}}
+        data = {CAMEL: context}
     return (json.dumps(data, ensure_ascii=True) + "\n").encode("ascii")

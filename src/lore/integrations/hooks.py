@@ -4,8 +4,8 @@
 work (a throttled `lore sync`, and an index refresh when the index is stale or
 unusable), and returns the agent-shaped output for `session-start` (the session
 digest) or `prompt` (prompt recall, opt-in). It never waits for the network or for
-an index build: it reads each index as it stands. The CLI adapter turns any error
-into silence and exit 0.
+an index build: it reads each index as it stands. A payload that is not a JSON object
+gets no answer. The CLI adapter turns any error into silence and exit 0.
 """
 
 from __future__ import annotations
@@ -15,7 +15,13 @@ import sys
 from pathlib import Path
 
 from lore.integrations.digest import DigestSource, cached_digest
-from lore.integrations.events import decode_payload, parse_event, render_output, supports
+from lore.integrations.events import (
+    EVENTS,
+    decode_payload,
+    parse_event,
+    render_output,
+    supports,
+)
 from lore.integrations.hook_index import IndexView, open_view
 from lore.integrations.launcher import launch_once
 from lore.vault.settings import section_values
@@ -33,9 +39,12 @@ def run_hook(
     sync_command: list[str] | None = None,
 ) -> bytes | None:
     """The bytes to print for this hook, or None for silence. May raise: callers fail open."""
-    if event_name not in ("session-start", "prompt"):
+    if event_name not in EVENTS:
         return None
-    event = parse_event(agent, event_name, decode_payload(raw_payload))
+    payload = decode_payload(raw_payload)
+    if payload is None:  # not the JSON object every agent sends: nothing to answer
+        return None
+    event = parse_event(agent, event_name, payload)
     refs = hook_vaults()
     if not refs:
         return None

@@ -34,7 +34,8 @@ from pydantic import Field
 from lore import __version__
 from lore.errors import LoreError
 from lore.note.ids import MAX_ID_LENGTH, is_valid_id
-from lore.sanitize import sanitize_markdown, sanitize_text
+from lore.sanitize import sanitize_field, sanitize_text
+from lore.vaults import VaultRef
 
 MAX_QUERY_CHARS = 500
 MAX_LIMIT = 20
@@ -72,6 +73,15 @@ class VaultTools:
             raise ToolError(str(exc)) from None
         return location.root, location.name
 
+    def _vaults(self) -> list[VaultRef]:
+        """The vaults recall searches: the same as `lore recall` run here."""
+        from lore.vaults import search_vaults
+
+        try:
+            return search_vaults(self.vault_flag)
+        except LoreError as exc:
+            raise ToolError(str(exc)) from None
+
     def recall(
         self,
         query: Annotated[
@@ -82,15 +92,17 @@ class VaultTools:
             str | None,
             Field(description="Repository to favour (default: the server's current repository)."),
         ] = None,
-        limit: Annotated[int, Field(description=f"At most this many notes, 1-{MAX_LIMIT}.")] = 5,
+        limit: Annotated[
+            int, Field(strict=True, description=f"At most this many notes, 1-{MAX_LIMIT}.")
+        ] = 5,
     ) -> dict[str, Any]:
         """Find the team's notes that answer a question, best first (BM25 with gentle boosts).
 
         Returns id, title, type, confidence, date, author and a snippet for each note; read
         one in full with get_note.
         """
-        from lore.recall.engine import recall as run_recall
-        from lore.recall.model import RecallRequest
+        from lore.recall.model import RecallRequest, recall_json
+        from lore.recall.multi import recall_many
 
         text = " ".join(sanitize_text(query).split()) if isinstance(query, str) else ""
         if not text:
@@ -101,25 +113,17 @@ class VaultTools:
             raise ToolError(f"limit must be a whole number from 1 to {MAX_LIMIT}.")
         if repo is not None and (not isinstance(repo, str) or not REPO_NAME.match(repo)):
             raise ToolError("repo must be a repository name such as 'payments-api'.")
-        root, name = self._root()
+        vaults = self._vaults()
         if repo is None:
             from lore.vault.git import current_repo_name
 
             repo = current_repo_name(self.cwd)
         request = RecallRequest(query=text, repo=repo.lower() if repo else None, limit=limit)
         try:
-            result = run_recall(root, request)
+            result = recall_many(vaults, request)
         except LoreError as exc:
             raise ToolError(str(exc)) from None
-        return {
-            "version": 1,
-            "query": text,
-            "engine": result.engine,
-            "repo": result.repo,
-            "vault": {"name": name, "commit": result.vault_version or None},
-            "results": [hit.to_json() for hit in result.hits],
-            "notice": NOTICE,
-        }
+        return {**recall_json(result), "notice": NOTICE}
 
     def remember(  # noqa: PLR0917 - the SDK builds the tool's schema from these parameters
         self,
@@ -187,7 +191,7 @@ class VaultTools:
                 "rule": f.rule,
                 "severity": f.severity,
                 "line": f.line,
-                "message": sanitize_text(f.message),
+                "message": sanitize_field(f.message),
             }
             for f in proposal.findings
         ]
@@ -216,10 +220,7 @@ class VaultTools:
             listed = list_proposals(root)
         except LoreError as exc:
             raise ToolError(str(exc)) from None
-        data = listed.to_json()
-        for row in data["proposals"]:
-            row["title"] = sanitize_text(row.get("title") or "")
-        return {"version": 1, **data, "vault": name}
+        return {"version": 1, **listed.to_json(), "vault": name}
 
     def get_note(
         self,
@@ -234,6 +235,7 @@ class VaultTools:
             raise ToolError(f"'{shown}' is not a note id: ids look like scope--topic--2026-11-02.")
         root, name = self._root()
         from lore.index.notes import get_note, similar_ids
+        from lore.note.as_json import note_json
         from lore.vault.snapshot import current_version
 
         try:
@@ -246,27 +248,8 @@ class VaultTools:
             raise ToolError(f"No note has the id '{note_id}'.{hint}")
         note, inactive = found
         version = current_version(root)
-        return {
-            "version": 1,
-            "id": note.id,
-            "path": note.path,
-            "title": sanitize_text(note.title),
-            "type": note.type,
-            "tags": list(note.tags),
-            "confidence": note.confidence,
-            "date": note.date,
-            "author": note.author,
-            "repo": list(note.repo),
-            "source": note.source,
-            "supersedes": list(note.supersedes),
-            "depends_on": list(note.depends_on),
-            "expires": note.expires,
-            "active": inactive is None,
-            "inactive_reason": inactive,
-            "vault": {"name": name, "commit": version[1] if version else None},
-            "body": sanitize_markdown(note.body),
-            "notice": NOTICE,
-        }
+        commit = version[1] or None if version else None
+        return {**note_json(note, inactive, vault=name, commit=commit), "notice": NOTICE}
 
 
 def build_server(vault_flag: str | None = None, cwd: Path | None = None) -> MCPServer:

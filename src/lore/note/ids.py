@@ -11,6 +11,10 @@ ID_PATTERN = re.compile(
     rf"^(?P<scope>{_WORD})--(?P<topic>{_WORD})--(?P<date>\d{{4}}-\d{{2}}-\d{{2}})$"
 )
 MAX_ID_LENGTH = 120
+# What any note file's name must be for lore to serve it, reviewed or not: it becomes an id
+# that agents and shells pass around, so no leading '-' (an option), no '..', no spaces,
+# no characters that hide or reorder text. The curator asks for `ID_PATTERN` on top.
+_SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
 def is_valid_id(text: str) -> bool:
@@ -25,6 +29,11 @@ def is_valid_id(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def is_safe_name(text: str) -> bool:
+    """True when a note file's name (without .md) can be served as an id at all."""
+    return len(text) <= MAX_ID_LENGTH and bool(_SAFE_NAME.match(text)) and ".." not in text
 
 
 def slugify(text: str, max_words: int = 8) -> str:

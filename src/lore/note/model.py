@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +22,12 @@ FIELD_ORDER = (*REQUIRED_FIELDS, *OPTIONAL_FIELDS)
 LIST_FIELDS = frozenset({"tags", "repo", "services", "files_touched", "supersedes", "depends_on"})
 CONFIDENCE_LEVELS = ("high", "medium", "low")
 MAX_TITLE_CHARS = 120
+# `author`: a GitHub handle (an app's ends in [bot]).
+_GITHUB_HANDLE = re.compile(r"^@?[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$")
+
+
+def is_github_handle(value: str) -> bool:
+    return bool(_GITHUB_HANDLE.match(value))
 
 
 @dataclass(frozen=True)

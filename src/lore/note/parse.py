@@ -12,7 +12,7 @@ from datetime import date
 from typing import Any
 
 from lore.errors import NoteError, Problem
-from lore.note.ids import is_valid_id
+from lore.note.ids import is_safe_name, is_valid_id
 from lore.note.model import (
     CONFIDENCE_LEVELS,
     FIELD_ORDER,
@@ -20,6 +20,7 @@ from lore.note.model import (
     REQUIRED_FIELDS,
     Note,
 )
+from lore.sanitize import sanitize_field
 from lore.yamlio import YamlProblem, load_frontmatter
 
 MAX_NOTE_BYTES = 64 * 1024
@@ -301,7 +302,24 @@ def _build_note(data: dict[Any, Any], body: str, path: str, report: NoteReport) 
 
 
 def parse_note(raw: bytes, path: str) -> Note:
-    """Read a note or raise `NoteError` naming the file, the line and the fix."""
+    """Read a note or raise `NoteError` naming the file, the line and the fix.
+
+    Stricter than `inspect_note` in one way: a file whose name cannot be an id (see
+    `is_safe_name`) is refused, so it is never indexed or recalled under a strange id.
+    """
+    name = note_id_from_path(path)
+    if not is_safe_name(name):
+        raise NoteError(
+            [
+                Problem(
+                    "filename/invalid-id",
+                    f"the file name '{sanitize_field(name, 80)}' cannot be a note id",
+                    path=sanitize_field(path, 200),
+                    fix="Rename it to {scope}--{topic}--{YYYY-MM-DD}.md "
+                    "(lower-case letters, digits and hyphens).",
+                )
+            ]
+        )
     report = inspect_note(raw, path)
     if report.note is None:
         raise NoteError(report.errors or report.problems)

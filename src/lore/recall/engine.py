@@ -20,7 +20,7 @@ from lore.recall.rank import Statistics
 from lore.recall.ranker import Ranker, phrase_statistics
 from lore.recall.snippet import make_snippet
 
-TYPE_CHECKING = False  # typing costs 3 ms at start-up; mypy reads the block
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -7,10 +7,15 @@ objects.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from lore.recall.query import QueryPlan
-from lore.recall.rank import Boosts
+from lore.recall.rank import Boosts, Statistics
 from lore.recall.snippet import HIGHLIGHT
 from lore.record import Record
+from lore.sanitize import sanitize_field, sanitize_fields
+
+JSON_VERSION = 1  # of the recall envelope (DESIGN §3)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -48,7 +53,7 @@ class TermScore(Record):
     def __init__(
         self, term: str, origin: str, score: float, *, idf: float = 0.0, floored: bool = False
     ) -> None:
-        self.term = term
+        self.term = sanitize_field(term)
         self.origin = origin
         self.score = score
         self.idf = idf
@@ -101,21 +106,23 @@ class Hit(Record):
         terms: list[TermScore] | None = None,
         rowid: int = 0,
     ) -> None:
-        self.id = id
-        self.title = title
-        self.path = path
-        self.type = type
-        self.repo = repo
-        self.tags = tags
-        self.confidence = confidence
-        self.date = date
-        self.author = author
-        self.summary = summary
+        # Every text field is note-derived, so untrusted: sanitized here, once, for every
+        # output (CLI text and JSON, the prompt hook, MCP) and both engines.
+        self.id = sanitize_field(id)
+        self.title = sanitize_field(title)
+        self.path = sanitize_field(path)
+        self.type = sanitize_field(type)
+        self.repo = sanitize_fields(repo)
+        self.tags = sanitize_fields(tags)
+        self.confidence = sanitize_field(confidence)
+        self.date = sanitize_field(date)
+        self.author = None if author is None else sanitize_field(author)
+        self.summary = sanitize_field(summary)
         self.score = score
-        self.snippet = snippet
+        self.snippet = snippet  # made by `snippet.make_snippet`, which sanitizes the body
         self.active = active
-        self.inactive_reason = inactive_reason
-        self.replaces = replaces  # the superseded note the query matched
+        self.inactive_reason = None if inactive_reason is None else sanitize_field(inactive_reason)
+        self.replaces = None if replaces is None else sanitize_field(replaces)
         self.base_score = base_score
         self.boosts = boosts
         self.terms = [] if terms is None else terms
@@ -175,10 +182,88 @@ class RecallResult(Record):
         vault_version: str = "",
         notices: list[str] | None = None,
     ) -> None:
-        self.query = query
+        self.query = sanitize_field(query)  # echoed to people and agents
         self.engine = engine
         self.hits = hits
         self.plan = plan
         self.repo = repo
         self.vault_version = vault_version
         self.notices = [] if notices is None else notices
+
+
+class SearchedVault(Record):
+    __slots__ = ("commit", "name", "root")
+
+    def __init__(self, name: str, root: Path, commit: str | None) -> None:
+        self.name = name
+        self.root = root
+        self.commit = commit
+
+
+class MultiResult(Record):
+    """Like `RecallResult`, with `labels[i]` naming the vault of `hits[i]`."""
+
+    __slots__ = (
+        "engine",
+        "hits",
+        "labels",
+        "notices",
+        "plan",
+        "query",
+        "repo",
+        "statistics",
+        "vaults",
+    )
+
+    def __init__(
+        self,
+        query: str,
+        engine: str,
+        hits: list[Hit],
+        labels: list[str],
+        plan: QueryPlan,
+        *,
+        repo: str | None,
+        vaults: list[SearchedVault],
+        notices: list[str],
+        statistics: Statistics | None = None,
+    ) -> None:
+        self.query = query
+        self.engine = engine
+        self.hits = hits
+        self.labels = labels
+        self.plan = plan
+        self.repo = repo
+        self.vaults = vaults
+        self.notices = notices
+        self.statistics = statistics  # the vaults' shared statistics, when several were searched
+
+
+def recall_json(result: MultiResult, *, explain: bool = False) -> dict[str, Any]:
+    """The recall envelope (DESIGN §3) that `lore recall --json` and MCP `recall` print."""
+    results = []
+    for hit, label in zip(result.hits, result.labels, strict=True):
+        item = hit.to_json(explain=explain)
+        item["vault"] = sanitize_field(label)
+        results.append(item)
+    vaults = [
+        {"name": sanitize_field(v.name), "path": str(v.root), "commit": v.commit}
+        for v in result.vaults
+    ]
+    data: dict[str, Any] = {
+        "version": JSON_VERSION,
+        "query": result.query,
+        "engine": result.engine,
+        "repo": None if result.repo is None else sanitize_field(result.repo),
+        "vault": vaults[0],
+        "vaults": vaults,
+        "results": results,
+    }
+    if explain:
+        data["terms"] = [
+            {"term": sanitize_field(t.label), "origin": sanitize_field(t.origin)}
+            for t in result.plan.terms
+        ]
+    if result.notices:
+        data["notices"] = [sanitize_field(notice) for notice in result.notices]
+    return data

@@ -26,59 +26,10 @@ from pathlib import Path
 
 from lore.errors import VaultError
 from lore.recall import engine
-from lore.recall.model import Hit, RecallRequest, RecallResult
-from lore.recall.query import QueryPlan, Term
+from lore.recall.model import MultiResult, RecallRequest, RecallResult, SearchedVault
+from lore.recall.query import Term
 from lore.recall.rank import Statistics
-from lore.record import Record
 from lore.vaults import VaultRef
-
-
-class SearchedVault(Record):
-    __slots__ = ("commit", "name", "root")
-
-    def __init__(self, name: str, root: Path, commit: str | None) -> None:
-        self.name = name
-        self.root = root
-        self.commit = commit
-
-
-class MultiResult(Record):
-    """Like `RecallResult`, with `labels[i]` naming the vault of `hits[i]`."""
-
-    __slots__ = (
-        "engine",
-        "hits",
-        "labels",
-        "notices",
-        "plan",
-        "query",
-        "repo",
-        "statistics",
-        "vaults",
-    )
-
-    def __init__(
-        self,
-        query: str,
-        engine: str,
-        hits: list[Hit],
-        labels: list[str],
-        plan: QueryPlan,
-        *,
-        repo: str | None,
-        vaults: list[SearchedVault],
-        notices: list[str],
-        statistics: Statistics | None = None,
-    ) -> None:
-        self.query = query
-        self.engine = engine
-        self.hits = hits
-        self.labels = labels
-        self.plan = plan
-        self.repo = repo
-        self.vaults = vaults
-        self.notices = notices
-        self.statistics = statistics  # the vaults' shared statistics, when several were searched
 
 
 def recall_many(vaults: list[VaultRef], request: RecallRequest) -> MultiResult:

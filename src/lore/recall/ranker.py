@@ -28,9 +28,8 @@ from lore.recall.model import Hit, RecallRequest, TermScore
 from lore.recall.query import QueryPlan
 from lore.recall.rank import BM25_K1, Boosts, Statistics, compute_boosts, fts5_idf
 from lore.record import Record
-from lore.sanitize import sanitize_text
 
-TYPE_CHECKING = False  # typing costs 3 ms at start-up; mypy reads the block
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
@@ -305,13 +304,15 @@ class Ranker(Record):
         rows = self.conn.execute(
             f"SELECT {_COLUMNS}, n.body FROM notes n WHERE n.rowid IN ({_marks(top)})", top
         ).fetchall()
-        hits = [_hit(row, bm25[row[0]], boosts[row[0]]) for row in rows]
+        replaces = {
+            rowid: self.conn.execute(
+                "SELECT id FROM notes WHERE rowid = ?", (replaced[rowid][0],)
+            ).fetchone()[0]
+            for rowid in top
+            if rowid in replaced
+        }
+        hits = [_hit(row, bm25[row[0]], boosts[row[0]], replaces.get(row[0])) for row in rows]
         bodies = {row[0]: row[-1] for row in rows}
-        for hit in hits:
-            if hit.rowid in replaced:
-                hit.replaces = self.conn.execute(
-                    "SELECT id FROM notes WHERE rowid = ?", (replaced[hit.rowid][0],)
-                ).fetchone()[0]
         hits.sort(key=lambda h: (-h.score, h.id))
         return hits, bodies
 
@@ -399,11 +400,11 @@ def _filters(request: RecallRequest) -> tuple[str, list[Any]]:
     return where, params
 
 
-def _hit(row: tuple[Any, ...], bm25: float, boosts: Boosts) -> Hit:
+def _hit(row: tuple[Any, ...], bm25: float, boosts: Boosts, replaces: str | None) -> Hit:
     return Hit(
         rowid=row[0],
         id=row[1],
-        title=sanitize_text(row[2]),
+        title=row[2],
         path=row[3],
         type=row[4],
         repo=json.loads(row[5]),
@@ -411,9 +412,10 @@ def _hit(row: tuple[Any, ...], bm25: float, boosts: Boosts) -> Hit:
         confidence=row[7],
         date=row[8],
         author=row[9],
-        summary=sanitize_text(row[10]),
+        summary=row[10],
         active=bool(row[11]),
         inactive_reason=row[12],
+        replaces=replaces,
         base_score=bm25,
         boosts=boosts,
         score=bm25 * boosts.total,

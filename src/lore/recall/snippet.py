@@ -13,7 +13,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from functools import lru_cache
 
-from lore.sanitize import sanitize_text
+from lore.sanitize import sanitize_markdown
 
 HIGHLIGHT = ("\x02", "\x03")
 WINDOW = 18
@@ -115,7 +115,7 @@ def _hit_tokens_by_regex(text: str, wanted: set[str]) -> set[int]:
 def make_snippet(body: str, query_words: Iterable[str], fallback: str = "") -> str:
     """About `WINDOW` words of `body` around the densest run of query words, or `fallback`."""
     wanted = {stem(w) for w in query_words if w}
-    text = _HEADING.sub(" ", sanitize_text(body))
+    text = _HEADING.sub(" ", sanitize_markdown(body))
     tokens = text.split()
     if not tokens or not wanted:
         return fallback

@@ -2,29 +2,59 @@
 
 Note text is untrusted data. `lore.sanitize.text` removes characters that hide text or
 steer a terminal (cheap: it runs on every recall and hook); `lore.sanitize.markdown`
-also neutralises markdown and HTML that hide or fetch content, and reports what it
-would change (`find_hazards`, which the curator's `injection/` rules are built on).
+also neutralises markdown and HTML that hide or fetch content (comments, raw HTML,
+images, link-reference definitions), and reports what it would change
+(`find_hazards`, which the curator's `injection/` rules are built on).
 
-The public API is re-exported here. `sanitize_markdown` imports its module on first
-call, so importing this package compiles no markdown patterns.
+Everything that leaves lore — CLI text and JSON, hooks, MCP — goes through one of:
+
+- `sanitize_field`: one field of a note or a result (title, author, id, path, tag,
+  type, date, a finding's message): sanitized as markdown, on one line;
+- `sanitize_markdown`: a note's body.
+
+They are applied where the result objects are built (`Hit`, `note_json`, ...), so every
+adapter prints what it is given. Text with no markup character (`<`, `![`, `]:`) never
+needs the markdown module, so the recall and hook paths import it only for notes that
+carry markup.
 """
 
 from __future__ import annotations
 
-from lore.sanitize.text import char_hazard, is_banned_char, one_line, removed_chars, sanitize_text
+from lore.sanitize.text import char_hazard, is_banned_char, removed_chars, sanitize_text
 
 __all__ = [
     "char_hazard",
     "is_banned_char",
-    "one_line",
     "removed_chars",
+    "sanitize_field",
+    "sanitize_fields",
     "sanitize_markdown",
     "sanitize_text",
 ]
 
+MARKUP = ("<", "![", "]:")  # what markdown neutralising can act on; without them it is a no-op
+
 
 def sanitize_markdown(text: str) -> str:
     """`sanitize_text`, plus markdown and HTML that can hide or fetch content."""
-    from lore.sanitize.markdown import sanitize_markdown as sanitize
+    clean = sanitize_text(text)
+    if not any(mark in clean for mark in MARKUP):
+        return clean
+    from lore.sanitize.markdown import sanitize_markdown as neutralise
 
-    return sanitize(text)
+    return neutralise(clean)
+
+
+def sanitize_field(text: str, limit: int = 0) -> str:
+    """One outward field: sanitized as markdown, on one line, cut to `limit` (0: no cut)."""
+    flat = " ".join(sanitize_markdown(text).split())
+    if limit and len(flat) > limit:
+        return flat[: limit - 1].rstrip() + "…"
+    return flat
+
+
+def sanitize_fields(values: object) -> list[str]:
+    """A list field (tags, repos, ids, paths), each item a sanitized field."""
+    if not isinstance(values, (list, tuple)):
+        return []
+    return [sanitize_field(str(value)) for value in values]

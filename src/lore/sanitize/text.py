@@ -119,11 +119,3 @@ def sanitize_text(text: str) -> str:
         start = index + 1
     out.append(text[start:])
     return "".join(out)
-
-
-def one_line(text: str, limit: int = 200) -> str:
-    """Sanitised text on one line, cut to `limit` characters."""
-    flat = " ".join(sanitize_text(text).split())
-    if len(flat) > limit:
-        return flat[: limit - 1].rstrip() + "…"
-    return flat

@@ -111,17 +111,42 @@ def input_from_json(text: str, source: str = "stdin") -> NoteInput:
         value = data.get(key)
         if value is None:
             continue
-        if isinstance(value, str):
+        if isinstance(value, str) and key == "repo":  # one repository may be a plain string
             value = [value]
         if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-            raise UsageError(f"{source}: '{key}' must be a list of strings.")
+            raise UsageError(
+                f"{source}: '{key}' must be a list of strings.",
+                fix=f'Write it as "{key}": ["…"].',
+            )
         values[key] = [item.strip() for item in value if item.strip()]
     return NoteInput(**values)
 
 
+def _with_date(raw: bytes, today: date | None = None) -> bytes:
+    """The file with `date:` set to today when its frontmatter has none (or an empty one)."""
+    text = raw.decode("utf-8-sig", "surrogateescape").replace("\r\n", "\n")
+    lines = text.split("\n")
+    if not lines or lines[0].strip() != "---" or "---" not in [x.strip() for x in lines[1:]]:
+        return raw
+    end = 1 + [x.strip() for x in lines[1:]].index("---")
+    day = f"date: {(today or clock.today()).isoformat()}"
+    keys = [line.split(":", 1)[0].strip() for line in lines[1:end]]
+    if "date" not in keys:
+        lines.insert(end, day)
+    else:
+        index = 1 + keys.index("date")
+        if lines[index].split(":", 1)[1].strip():
+            return raw
+        lines[index] = day
+    return "\n".join(lines).encode("utf-8", "surrogateescape")
+
+
 def input_from_note_file(raw: bytes, path: str) -> NoteInput:
-    """A note file written by hand (or in the editor): its fields and body, as they are."""
-    report = inspect_note(raw, f"notes/{path.rsplit('/', 1)[-1]}")
+    """A note file written by hand (or in the editor): its fields and body, as they are.
+
+    A missing `date:` is today's date, as for the other inputs.
+    """
+    report = inspect_note(_with_date(raw), f"notes/{path.rsplit('/', 1)[-1]}")
     if report.note is None:
         problems = [p for p in report.problems if p.severity == "error"] or report.problems
         for problem in problems:
@@ -199,6 +224,12 @@ def default_scope(data: NoteInput) -> str:
     return "org"
 
 
+def _without_secrets(text: str) -> str:
+    from lore.curator.secrets import redact, scan_secrets
+
+    return redact(text, {match.value for match in scan_secrets(text)})
+
+
 def build_note(data: NoteInput, *, author: str | None, today: date | None = None) -> Note:
     """The note this input describes, with its id (not yet checked for uniqueness)."""
     if not data.title.strip():
@@ -224,8 +255,11 @@ def build_note(data: NoteInput, *, author: str | None, today: date | None = None
             "hyphens; leave it out and lore makes one from the title.",
         )
     if not note_id:
-        scope = default_scope(data)
-        topic = slugify(data.title)
+        # The id names a branch, a worktree and a file on disk, and is echoed in every
+        # output: a secret in the title or scope must not reach it (the scan refuses the
+        # note later; the id it is refused under carries only the mask).
+        scope = _without_secrets(default_scope(data))
+        topic = slugify(_without_secrets(data.title))
         prefix = slugify(scope, 3) + "-"
         if topic.startswith(prefix) and len(topic) > len(prefix):
             topic = topic[len(prefix) :]  # `alembic--migrations-…`, not `alembic--alembic-…`

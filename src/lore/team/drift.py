@@ -35,15 +35,11 @@ from lore.index.build import open_index
 from lore.note.model import CONFIDENCE_LEVELS
 from lore.note.parse import parse_note
 from lore.note.render import render_note
+from lore.team.branches import Outcome
+from lore.team.changes import ChangeSet, free_change_name, propose_change, start_change
 from lore.team.pr_body import LORE_LABEL
-from lore.team.proposals import (
-    ChangeSet,
-    Outcome,
-    free_change_name,
-    propose_change,
-    start_change,
-)
 from lore.vault import git
+from lore.vault.history import LoggedCommit, log_changes
 
 
 @dataclass(frozen=True)
@@ -159,7 +155,7 @@ def _candidates(vault: Path, repo: str) -> list[_Candidate]:
     return found
 
 
-def _follow(path: str, commits: Sequence[git.LoggedCommit]) -> FileDrift | None:
+def _follow(path: str, commits: Sequence[LoggedCommit]) -> FileDrift | None:
     """What the commits (oldest first) did to one file, following it through renames."""
     current = path
     renamed = deleted = False
@@ -184,7 +180,7 @@ def _follow(path: str, commits: Sequence[git.LoggedCommit]) -> FileDrift | None:
 
 
 def _follow_folder(
-    folder: str, commits: Sequence[git.LoggedCommit], code_repo: Path
+    folder: str, commits: Sequence[LoggedCommit], code_repo: Path
 ) -> FileDrift | None:
     """What the commits did under a folder: "modified", or "deleted" once it is gone."""
     prefix = folder.rstrip("/") + "/"
@@ -240,7 +236,7 @@ def find_drift(
             bound = (date.fromisoformat(earliest) - timedelta(days=1)).isoformat()
         except ValueError:
             bound = None
-        logged = git.log_changes(
+        logged = log_changes(
             code_repo, revisions, since=f"{bound}T00:00:00+00:00" if bound else None
         )
         for candidate in candidates:

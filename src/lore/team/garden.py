@@ -37,16 +37,10 @@ from lore.note.parse import note_id_from_path, parse_note
 from lore.note.status import Links, compute_status
 from lore.paths import NOTES_DIR
 from lore.taxonomy import TAXONOMY_FILE, parse_taxonomy
-from lore.team.proposals import (
-    BRANCH_PREFIX,
-    REMOTE,
-    ChangeSet,
-    Outcome,
-    free_change_name,
-    propose_change,
-    start_change,
-)
+from lore.team.branches import BRANCH_PREFIX, REMOTE, Outcome
+from lore.team.changes import ChangeSet, free_change_name, propose_change, start_change
 from lore.vault import git
+from lore.vault.history import log_changes
 from lore.vault.remote import NETWORK_TIMEOUT
 from lore.vault.settings import SETTINGS_FILE, parse_settings, section_values
 
@@ -112,17 +106,12 @@ def _read_tree(root: Path, commit: str, folder: str) -> dict[str, bytes]:
 
 def _renames(root: Path, commit: str) -> dict[str, set[str]]:
     """Old note id -> the ids git's history says it was renamed to."""
-    result = git.run_git(
-        ["log", "--format=", "--name-status", "-M", "--diff-filter=R", commit, "--", NOTES_DIR],
-        root,
-        check=False,
-    )
     renamed: dict[str, set[str]] = {}
-    for line in result.stdout.decode("utf-8", "replace").splitlines():
-        parts = line.split("\t")
-        if len(parts) == 3 and parts[0].startswith("R"):
-            old, new = note_id_from_path(parts[1]), note_id_from_path(parts[2])
-            renamed.setdefault(old, set()).add(new)
+    for logged in log_changes(root, [commit], paths=[NOTES_DIR], only="R"):
+        for change in logged.changes:
+            if change.status == "R" and change.old_path is not None:
+                old, new = note_id_from_path(change.old_path), note_id_from_path(change.path)
+                renamed.setdefault(old, set()).add(new)
     return renamed
 
 

@@ -24,13 +24,8 @@ from lore.index.build import IndexUnavailable, open_index
 from lore.team.pr_body import LABELS
 from lore.team.registry import name_from, register
 from lore.vault import gh, git
-from lore.vault.remote import (
-    RemoteError,
-    github_clone_url,
-    github_repo,
-    parse_owner_repo,
-    push_branch,
-)
+from lore.vault.remote import RemoteError, github_clone_url, github_repo, parse_owner_repo
+from lore.vault.repository import add_remote, init_and_commit, push_branch, track_remote_branch
 from lore.vault.seed import seed_files, write_files
 
 WORKFLOW = ".github/workflows/lore-curator.yml"
@@ -223,7 +218,7 @@ def init_vault(
     dest.mkdir(parents=True, exist_ok=True)
     write_files(dest, files)
     try:
-        commit = git.init_and_commit(dest, "Create the team vault (lore init)")
+        commit = init_and_commit(dest, "Create the team vault (lore init)")
     except GitError as exc:
         raise GitError(
             f"The vault files are in {dest}, but git could not commit them: {exc.message}",
@@ -264,7 +259,7 @@ def _publish_on_github(
     gh.repo_create(full_name, visibility=visibility, description=DESCRIPTION)
     url = github_clone_url(*owner_repo)
     result.github = f"https://github.com/{full_name}"
-    git.run_git(["remote", "add", "origin", url], dest)
+    add_remote(dest, "origin", url)
     for label, (color, description) in LABELS.items():
         try:
             gh.label_create(full_name, label, color=color, description=description)
@@ -279,8 +274,7 @@ def _publish_on_github(
         )
         result.settings = recommended_settings(full_name)
         return
-    git.run_git(["branch", "--quiet", "--set-upstream-to", "origin/main", "main"], dest)
-    git.run_git(["remote", "set-head", "origin", "main"], dest, check=False)
+    track_remote_branch(dest, "main", "origin")
     result.settings = recommended_settings(full_name)
     if protect:
         try:

@@ -14,10 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from lore.errors import GhError
-from lore.team.proposals import BRANCH_PREFIX, REMOTE, base_of, resume_command
+from lore.sanitize import sanitize_field
+from lore.team.branches import BRANCH_PREFIX, REMOTE, base_of, resume_command
 from lore.vault import gh, git
 from lore.vault.remote import github_repo
-from lore.vault.worktree import has_changes, worktrees
+from lore.vault.repository import has_changes
+from lore.vault.worktree import worktrees
 
 
 @dataclass
@@ -33,12 +35,12 @@ class ProposalRow:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "id": self.id,
-            "branch": self.branch,
+            "id": sanitize_field(self.id),
+            "branch": sanitize_field(self.branch),
             "state": self.state,
-            "title": self.title,
+            "title": sanitize_field(self.title),
             "url": self.url,
-            "author": self.author,
+            "author": None if self.author is None else sanitize_field(self.author),
             "curator": self.curator,
             "next": self.next_step or None,
         }

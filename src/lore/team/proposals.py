@@ -11,45 +11,55 @@ Nothing the user wrote is lost: when a commit, a push or the pull request fails,
 the worktree, the branch and the note stay, and `ProposalError` says how to finish
 with `resume` (`lore remember --resume <id>`). A note with a secret is never
 committed or pushed, whatever the flags.
+
+The branch, its metadata and publishing (push, pull request, and what to say when
+either fails) are `lore.team.branches`, which the gardener's and drift's change sets
+(`lore.team.changes`) share.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from lore.curator.finding import Finding
 from lore.curator.run import curate
-from lore.errors import GhError, GitError, ProposalError, UsageError, VaultError
+from lore.errors import GitError, ProposalError, UsageError
 from lore.files import FileLock, LockTimeout, write_atomic
 from lore.note.ids import is_valid_id
-from lore.note.model import Note
+from lore.note.model import Note, is_github_handle
 from lore.note.parse import parse_note
 from lore.note.render import render_note
 from lore.paths import INDEX_DIR
+from lore.team.branches import (
+    BRANCH_PREFIX,
+    REMOTE,
+    Outcome,
+    PullRequest,
+    base_of,
+    check_vault,
+    cleanup,
+    publish_branch,
+    read_meta,
+    taken_names,
+    write_meta,
+)
 from lore.team.draft import NoteInput, build_note, with_unique_id
 from lore.team.pr_body import pr_body, pr_labels, pr_title
 from lore.vault import gh, git
-from lore.vault.remote import NETWORK_TIMEOUT, GitHubRepo, RemoteError, github_repo, push_branch
+from lore.vault.remote import NETWORK_TIMEOUT, GitHubRepo, RemoteError, github_repo
 from lore.vault.remote import fetch as fetch_remote
+from lore.vault.repository import commit_paths, has_changes
 from lore.vault.worktree import (
     add_worktree,
     checkout_worktree,
-    commit_files,
-    delete_branch,
-    has_changes,
     proposals_dir,
     remove_worktree,
     worktrees,
 )
 
-BRANCH_PREFIX = "lore/"
-REMOTE = "origin"
 LOCK_FILE = "remember.lock"
 LOCK_TIMEOUT = 120.0
 
@@ -90,69 +100,35 @@ class Proposal:
         return redact(self.text, {match.value for match in scan_secrets(self.text)})
 
 
-@dataclass
-class Outcome:
-    """What became of a proposal: "opened" (a pull request), "pushed" or "committed"."""
-
-    note_id: str
-    branch: str
-    status: str
-    pr_url: str | None = None
-    next_steps: list[str] = field(default_factory=list)
-    notices: list[str] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.note_id,
-            "path": f"notes/{self.note_id}.md",
-            "branch": self.branch,
-            "status": self.status,
-            "pull_request": self.pr_url,
-            "next": self.next_steps,
-            "notices": self.notices,
-        }
-
-
 # ---- who and where ----
 
 
 def find_author(root: Path, github: GitHubRepo | None) -> str | None:
-    """The author's GitHub handle from `gh api user`, else git's `github.user` or `user.name`."""
+    """The author's GitHub handle from `gh api user`, else git's `github.user` or `user.name`.
+
+    Only a value that is a GitHub handle is used (a `user.name` like "Ada Lovelace" is
+    not): otherwise the note has no author, which the note format allows.
+    """
     if github is not None:
         login = gh.current_login(github.host)
         if login:
             return login
     for key in ("github.user", "user.name"):
         value = git.config_value(root, key)
-        if value:
+        if value and is_github_handle(value):
             return value
     return None
 
 
 def _identity(root: Path, author: str | None) -> tuple[str, str] | None:
-    """A commit identity when git has none: the GitHub handle and its no-reply address."""
+    """A commit identity when git's config has none: the GitHub handle and its no-reply address."""
     if git.config_value(root, "user.email") or not author or " " in author:
         return None
     return author, f"{author}@users.noreply.github.com"
 
 
-def base_of(root: Path, remote: str | None) -> tuple[str, str]:
-    """(branch name, ref) a proposal starts from: the remote's default branch when known."""
-    current = git.current_branch(root)
-    if remote is not None:
-        candidates = [git.remote_default_branch(root, remote)]
-        upstream = git.upstream_of(root, current) if current else None
-        if upstream and upstream.startswith(remote + "/"):
-            candidates.append(upstream[len(remote) + 1 :])
-        candidates += [current, "main", "master"]
-        for name in candidates:
-            if name and git.ref_exists(root, f"refs/remotes/{remote}/{name}"):
-                return name, f"refs/remotes/{remote}/{name}"
-    return current or "HEAD", "HEAD"
-
-
 def _taken_ids(root: Path, base_ref: str) -> set[str]:
-    ids: set[str] = set()
+    ids = taken_names(root)
     for ref in {base_ref, "HEAD"}:
         commit = git.resolve_commit(root, ref)
         if commit:
@@ -160,48 +136,10 @@ def _taken_ids(root: Path, base_ref: str) -> set[str]:
                 path.rsplit("/", 1)[-1].removesuffix(".md")
                 for path in git.list_tree(root, commit, "notes")
             }
-    for prefix in (f"refs/heads/{BRANCH_PREFIX}", f"refs/remotes/{REMOTE}/{BRANCH_PREFIX}"):
-        ids |= {name.rsplit("/", 1)[-1] for name in git.list_refs(root, prefix)}
-    folder = proposals_dir(root)
-    if folder.is_dir():
-        ids |= {entry.name for entry in folder.iterdir() if entry.is_dir()}
     return ids
 
 
-def _check_vault(root: Path) -> None:
-    if not git.is_git_work_tree(root):
-        raise VaultError(
-            f"The vault {root} is not a git repository, so a note cannot be proposed.",
-            fix="Proposals are pull requests: connect a team vault with `lore connect`, "
-            "or create one with `lore init`.",
-        )
-    if git.head_commit(root) is None:
-        raise VaultError(f"The vault {root} has no commits yet.", fix="Commit its files first.")
-
-
-def _meta_path(root: Path, note_id: str) -> Path:
-    return proposals_dir(root) / f"{note_id}.json"
-
-
-def _write_meta(root: Path, proposal_id: str, data: dict[str, Any]) -> None:
-    write_atomic(_meta_path(root, proposal_id), json.dumps(data, indent=2).encode("utf-8"))
-
-
-def _read_meta(root: Path, note_id: str) -> dict[str, Any]:
-    try:
-        data = json.loads(_meta_path(root, note_id).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def resume_command(root: Path, name: str) -> str:
-    """What finishes the unfinished proposal on `lore/<name>`: its own command, as recorded."""
-    recorded = _read_meta(root, name).get("resume")
-    return str(recorded) if recorded else f"lore remember --resume {name}"
-
-
-# ---- the steps ----
+# ---- the steps of `lore remember` ----
 
 
 def start_proposal(
@@ -213,7 +151,7 @@ def start_proposal(
 ) -> Proposal:
     """Draft the note on a new branch and worktree and run the curator's rules on it."""
     root = root.resolve()
-    _check_vault(root)
+    check_vault(root)
     url = git.remote_url(root, REMOTE)
     remote = REMOTE if url else None
     github = github_repo(url)
@@ -242,7 +180,7 @@ def start_proposal(
         branch = BRANCH_PREFIX + note.id
         worktree = proposals_dir(root) / note.id
         add_worktree(root, worktree, branch, base_ref)
-        _write_meta(
+        write_meta(
             root,
             note.id,
             {
@@ -259,7 +197,7 @@ def start_proposal(
     try:
         result = curate(worktree, drafts={note.path: text.encode("utf-8")})
     except BaseException:
-        _cleanup(root, note.id, branch, worktree)
+        cleanup(root, note.id, worktree)
         raise
     return Proposal(
         root=root,
@@ -280,14 +218,7 @@ def start_proposal(
 
 def discard(proposal: Proposal) -> None:
     """Remove a proposal that was never committed: its worktree, branch and metadata."""
-    _cleanup(proposal.root, proposal.note.id, proposal.branch, proposal.worktree)
-
-
-def _cleanup(root: Path, note_id: str, branch: str, worktree: Path | None) -> None:
-    if worktree is not None:
-        remove_worktree(root, worktree)
-    delete_branch(root, branch)
-    _meta_path(root, note_id).unlink(missing_ok=True)
+    cleanup(proposal.root, proposal.note.id, proposal.worktree)
 
 
 def _blocked(findings: list[Finding], force: bool, kept: str | None) -> ProposalError | None:
@@ -312,6 +243,61 @@ def _blocked(findings: list[Finding], force: bool, kept: str | None) -> Proposal
     return None
 
 
+def _commit_note(root: Path, worktree: Path, note: Note) -> None:
+    commit_paths(
+        worktree,
+        [note.path],
+        f"lore: {note.title}\n\nProposes {note.path}.",
+        fallback_identity=_identity(root, note.author),
+    )
+
+
+def _publish_note(
+    root: Path,
+    note: Note,
+    request: PullRequest,
+    *,
+    worktree: Path | None,
+    base_branch: str,
+    timeout: float,
+    notices: list[str],
+) -> Outcome:
+    kept = (
+        f"{worktree / note.path}"
+        if worktree is not None
+        else f"the branch {BRANCH_PREFIX}{note.id}"
+    )
+    return publish_branch(
+        root,
+        note.id,
+        request,
+        worktree=worktree,
+        base_branch=base_branch,
+        what="note",
+        kept=kept,
+        resume=f"lore remember --resume {note.id}",
+        timeout=timeout,
+        notices=notices,
+        pushed=worktree is None,  # without a worktree, the branch is on the remote already
+    )
+
+
+def _note_request(
+    note: Note,
+    text: str,
+    preview: str,
+    findings: list[Finding],
+    *,
+    agent: str | None,
+    forced: bool,
+) -> PullRequest:
+    return PullRequest(
+        title=pr_title(note),
+        body=pr_body(note, text, preview, findings, agent=agent, forced=forced),
+        labels=pr_labels(agent),
+    )
+
+
 def submit(proposal: Proposal, *, force: bool = False, timeout: float = NETWORK_TIMEOUT) -> Outcome:
     """Commit the note on its branch, push it and open the pull request."""
     blocked = _blocked(proposal.findings, force, None)
@@ -321,123 +307,29 @@ def submit(proposal: Proposal, *, force: bool = False, timeout: float = NETWORK_
     note_file = proposal.worktree / proposal.note.path
     write_atomic(note_file, proposal.text.encode("utf-8"))
     try:
-        commit_files(
-            proposal.worktree,
-            [proposal.note.path],
-            f"lore: {proposal.note.title}\n\nProposes {proposal.note.path}.",
-            identity=_identity(proposal.root, proposal.note.author),
-        )
+        _commit_note(proposal.root, proposal.worktree, proposal.note)
     except GitError as exc:
         raise ProposalError(
             f"The note is written to {note_file} but could not be committed: {exc.message}",
             fix=f"{exc.fix or ''} Then run `lore remember --resume {proposal.note.id}`.".strip(),
         ) from None
-    return _publish(
-        proposal.root,
+    request = _note_request(
         proposal.note,
         proposal.text,
         proposal.preview,
         proposal.findings,
-        worktree=proposal.worktree,
-        base_branch=proposal.base_branch,
         agent=proposal.agent,
         forced=force and bool(proposal.errors),
+    )
+    return _publish_note(
+        proposal.root,
+        proposal.note,
+        request,
+        worktree=proposal.worktree,
+        base_branch=proposal.base_branch,
         timeout=timeout,
         notices=proposal.notices,
     )
-
-
-def _publish(
-    root: Path,
-    note: Note,
-    text: str,
-    preview: str,
-    findings: list[Finding],
-    *,
-    worktree: Path | None,
-    base_branch: str,
-    agent: str | None,
-    forced: bool,
-    timeout: float,
-    notices: list[str],
-) -> Outcome:
-    branch = BRANCH_PREFIX + note.id
-    url = git.remote_url(root, REMOTE)
-    kept = f"{worktree / note.path}" if worktree is not None else f"the branch {branch}"
-    resume = f"lore remember --resume {note.id}"
-    if url is None:
-        if worktree is not None:
-            remove_worktree(root, worktree)
-        _meta_path(root, note.id).unlink(missing_ok=True)
-        return Outcome(
-            note.id,
-            branch,
-            "committed",
-            next_steps=[
-                f"This vault has no remote: the note is committed on the branch {branch}.",
-                f"Review it, then merge it: git -C {root} merge {branch}",
-            ],
-            notices=notices,
-        )
-    try:
-        if worktree is not None:  # without one, the branch is on the remote already
-            push_branch(root, branch, REMOTE, timeout=timeout, gh=gh.gh_executable())
-    except RemoteError as exc:
-        hints = {
-            "rejected": "The remote refused the branch (a protection rule or an existing branch "
-            "of that name); check with your vault's admins.",
-            "auth": "git could not sign in to the remote: run `gh auth login` (and "
-            "`gh auth setup-git`) or check your SSH key.",
-            "unreachable": "The remote could not be reached: check the network or the URL "
-            f"(git -C {root} remote -v).",
-            "timeout": "The remote did not answer in time: try again when the network is back.",
-        }
-        raise ProposalError(
-            f"The note is committed on the branch {branch}, but the push to {REMOTE} failed: "
-            f"{exc.detail or exc.kind}.",
-            fix=f"Nothing is lost (the note is in {kept}). {hints.get(exc.kind, '')} "
-            f"Then run `{resume}`.",
-        ) from None
-    github = github_repo(url)
-    if github is None:
-        _finish(root, note.id, branch, worktree)
-        return Outcome(
-            note.id,
-            branch,
-            "pushed",
-            next_steps=[
-                f"Pushed the branch {branch} to {url}, which is not on GitHub.",
-                f"Open a merge request from {branch} into {base_branch} there.",
-            ],
-            notices=notices,
-        )
-    compare = f"{github.web_url}/compare/{base_branch}...{branch}?expand=1"
-    try:
-        existing = gh.pr_for_branch(github.gh_repo, branch) if worktree is None else None
-        pr_url = str(existing["url"]) if existing else None
-        if pr_url is None:
-            pr_url = gh.pr_create(
-                github.gh_repo,
-                base=base_branch,
-                head=branch,
-                title=pr_title(note),
-                body=pr_body(note, text, preview, findings, agent=agent, forced=forced),
-                labels=pr_labels(agent),
-            )
-    except GhError as exc:
-        raise ProposalError(
-            f"The branch {branch} is pushed, but the pull request could not be opened: "
-            f"{exc.message}",
-            fix=f"{exc.fix or ''} Then run `{resume}` — or open it in the browser: "
-            f"{compare}".strip(),
-        ) from None
-    _finish(root, note.id, branch, worktree)
-    return Outcome(note.id, branch, "opened", pr_url=pr_url, notices=notices)
-
-
-def _finish(root: Path, note_id: str, branch: str, worktree: Path | None) -> None:
-    """After a successful push: the pull request (or the remote branch) holds the note."""
-    _cleanup(root, note_id, branch, worktree)
 
 
 def resume(
@@ -445,12 +337,12 @@ def resume(
 ) -> Outcome:
     """Finish a proposal that stopped: commit what is left, push, open the pull request."""
     root = root.resolve()
-    _check_vault(root)
+    check_vault(root)
     if not is_valid_id(note_id):
         raise UsageError(f"'{note_id}' is not a note id.", fix="`lore proposals` lists them.")
     branch = BRANCH_PREFIX + note_id
     path = f"notes/{note_id}.md"
-    meta = _read_meta(root, note_id)
+    meta = read_meta(root, note_id)
     base_branch = str(meta.get("base_branch") or base_of(root, REMOTE)[0])
     agent = meta.get("agent") or None
     if not git.ref_exists(root, f"refs/heads/{branch}"):
@@ -462,18 +354,9 @@ def resume(
                 fix="`lore proposals` lists the proposals and their state.",
             )
         note = parse_note(raw, path)
-        return _publish(
-            root,
-            note,
-            raw.decode("utf-8"),
-            "",
-            [],
-            worktree=None,
-            base_branch=base_branch,
-            agent=agent,
-            forced=False,
-            timeout=timeout,
-            notices=[],
+        request = _note_request(note, raw.decode("utf-8"), "", [], agent=agent, forced=False)
+        return _publish_note(
+            root, note, request, worktree=None, base_branch=base_branch, timeout=timeout, notices=[]
         )
     worktree = worktrees(root).get(branch)
     if worktree is None or not worktree.is_dir():  # gone with `.lore/`: the branch has it
@@ -492,13 +375,7 @@ def resume(
         blocked = _blocked(checked.findings, force, str(note_file))
         if blocked is not None:
             raise blocked
-        note = parse_note(note_file.read_bytes(), path)
-        commit_files(
-            worktree,
-            [path],
-            f"lore: {note.title}\n\nProposes {path}.",
-            identity=_identity(root, note.author),
-        )
+        _commit_note(root, worktree, parse_note(note_file.read_bytes(), path))
     base_ref = f"refs/remotes/{REMOTE}/{base_branch}"
     if not git.ref_exists(root, base_ref):
         base_ref = base_branch
@@ -508,183 +385,14 @@ def resume(
         raise blocked
     raw = note_file.read_bytes()
     note = parse_note(raw, path)
-    return _publish(
-        root,
+    request = _note_request(
         note,
         raw.decode("utf-8"),
         review.previews.get(path, ""),
         review.findings,
-        worktree=worktree,
-        base_branch=base_branch,
         agent=agent,
         forced=force and bool([f for f in review.findings if f.is_error]),
-        timeout=timeout,
-        notices=[],
     )
-
-
-# ---- a change to several files (the gardener's cleanup) ----
-
-
-@dataclass
-class ChangeSet:
-    """Edits to several vault files, proposed together as one pull request.
-
-    `moves` renames files (old path -> new path, with `git mv`, so history follows);
-    `writes` then sets the contents of files (paths as they are after the moves).
-    """
-
-    name: str  # the branch is `lore/<name>`
-    title: str
-    body: str
-    message: str  # the commit message
-    moves: dict[str, str] = field(default_factory=dict)
-    writes: dict[str, bytes] = field(default_factory=dict)
-    labels: tuple[str, ...] = ("lore",)
-    # What to run to finish it after a failed push; `resume_change` does the work.
-    resume_command: str | None = None
-
-
-def start_change(root: Path, *, timeout: float = NETWORK_TIMEOUT) -> tuple[str, str]:
-    """Fetch the remote (when there is one); (base branch, base ref) a change starts from."""
-    root = root.resolve()
-    _check_vault(root)
-    remote = REMOTE if git.remote_url(root, REMOTE) else None
-    if remote is not None:
-        # Offline, the last fetched state of the default branch serves.
-        with contextlib.suppress(RemoteError):
-            fetch_remote(root, remote, timeout=timeout, gh=gh.gh_executable())
-    return base_of(root, remote)
-
-
-def free_change_name(root: Path, name: str) -> str:
-    """`name`, or `name-2`, `name-3`… when a branch or worktree already has it."""
-    taken = {ref.rsplit("/", 1)[-1] for ref in git.list_refs(root, f"refs/heads/{BRANCH_PREFIX}")}
-    taken |= {
-        ref.rsplit("/", 1)[-1]
-        for ref in git.list_refs(root, f"refs/remotes/{REMOTE}/{BRANCH_PREFIX}")
-    }
-    folder = proposals_dir(root)
-    if folder.is_dir():
-        taken |= {entry.name for entry in folder.iterdir() if entry.is_dir()}
-    candidate, number = name, 1
-    while candidate in taken:
-        number += 1
-        candidate = f"{name}-{number}"
-    return candidate
-
-
-def propose_change(
-    root: Path,
-    change: ChangeSet,
-    *,
-    base_branch: str,
-    base_ref: str,
-    timeout: float = NETWORK_TIMEOUT,
-) -> Outcome:
-    """Commit `change` on `lore/<name>` in a worktree of its own, push it, open the PR.
-
-    The user's checkout is never touched. When the push or the pull request fails, the
-    branch and its worktree stay and `ProposalError` names `resume_change` (via the
-    command given in the change's metadata).
-    """
-    root = root.resolve()
-    branch = BRANCH_PREFIX + change.name
-    worktree = proposals_dir(root) / change.name
-    add_worktree(root, worktree, branch, base_ref)
-    _write_meta(
-        root,
-        change.name,
-        {
-            "id": change.name,
-            "branch": branch,
-            "base_branch": base_branch,
-            "kind": "change",
-            "title": change.title,
-            "body": change.body,
-            "labels": list(change.labels),
-            "resume": change.resume_command or f"lore garden --resume {change.name}",
-            "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        },
+    return _publish_note(
+        root, note, request, worktree=worktree, base_branch=base_branch, timeout=timeout, notices=[]
     )
-    try:
-        for old, new in change.moves.items():
-            (worktree / new).parent.mkdir(parents=True, exist_ok=True)
-            git.run_git(["mv", "--", old, new], worktree)  # staged as a rename
-        for path, data in change.writes.items():
-            write_atomic(worktree / path, data)
-        # The worktree is fresh, so its index holds this change and nothing else.
-        git.run_git(["add", "--", *sorted(change.writes)], worktree)
-        git.run_git(["commit", "--quiet", "--no-verify", "-m", change.message], worktree)
-    except (GitError, OSError):
-        _cleanup(root, change.name, branch, worktree)
-        raise
-    return _publish_change(root, change.name, worktree=worktree, timeout=timeout)
-
-
-def resume_change(root: Path, name: str, *, timeout: float = NETWORK_TIMEOUT) -> Outcome:
-    """Push a committed change that stopped and open its pull request."""
-    root = root.resolve()
-    _check_vault(root)
-    branch = BRANCH_PREFIX + name
-    if not _read_meta(root, name) or not git.ref_exists(root, f"refs/heads/{branch}"):
-        raise UsageError(
-            f"There is no unfinished change {name} in {root}.",
-            fix="`lore proposals` lists the proposals and their state.",
-        )
-    return _publish_change(root, name, worktree=worktrees(root).get(branch), timeout=timeout)
-
-
-def _publish_change(root: Path, name: str, *, worktree: Path | None, timeout: float) -> Outcome:
-    meta = _read_meta(root, name)
-    branch = BRANCH_PREFIX + name
-    base_branch = str(meta.get("base_branch") or "main")
-    resume_hint = str(meta.get("resume") or f"lore garden --resume {name}")
-    url = git.remote_url(root, REMOTE)
-    if url is None:
-        if worktree is not None:
-            remove_worktree(root, worktree)
-        _meta_path(root, name).unlink(missing_ok=True)
-        return Outcome(
-            name,
-            branch,
-            "committed",
-            next_steps=[
-                f"This vault has no remote: the change is committed on the branch {branch}.",
-                f"Review it, then merge it: git -C {root} merge {branch}",
-            ],
-        )
-    try:
-        push_branch(root, branch, REMOTE, timeout=timeout, gh=gh.gh_executable())
-    except RemoteError as exc:
-        raise ProposalError(
-            f"The change is committed on the branch {branch}, but the push to {REMOTE} failed: "
-            f"{exc.detail or exc.kind}.",
-            fix=f"Nothing is lost (the branch {branch} holds it). Then run `{resume_hint}`.",
-        ) from None
-    github = github_repo(url)
-    if github is None:
-        _finish(root, name, branch, worktree)
-        return Outcome(
-            name,
-            branch,
-            "pushed",
-            next_steps=[f"Open a merge request from {branch} into {base_branch} on {url}."],
-        )
-    try:
-        pr_url = gh.pr_create(
-            github.gh_repo,
-            base=base_branch,
-            head=branch,
-            title=str(meta.get("title") or branch),
-            body=str(meta.get("body") or ""),
-            labels=[str(label) for label in meta.get("labels") or []],
-        )
-    except GhError as exc:
-        raise ProposalError(
-            f"The branch {branch} is pushed, but the pull request could not be opened: "
-            f"{exc.message}",
-            fix=f"{exc.fix or ''} Then run `{resume_hint}`.".strip(),
-        ) from None
-    _finish(root, name, branch, worktree)
-    return Outcome(name, branch, "opened", pr_url=pr_url)

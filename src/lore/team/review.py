@@ -22,9 +22,9 @@ from lore.errors import LoreError, UsageError
 from lore.note.parse import note_id_from_path, parse_note
 from lore.recall.engine import recall
 from lore.recall.model import RecallRequest
+from lore.team.branches import REMOTE, base_of
 from lore.team.pr_body import LORE_LABEL
 from lore.team.proposal_list import curator_status
-from lore.team.proposals import REMOTE, base_of
 from lore.vault import gh, git
 from lore.vault.remote import NETWORK_TIMEOUT, GitHubRepo, RemoteError, github_repo
 from lore.vault.remote import fetch as fetch_remote

@@ -21,6 +21,7 @@ from typing import Any
 
 from lore import clock
 from lore.index.build import open_index
+from lore.sanitize import sanitize_field, sanitize_fields
 
 EXPIRING_DAYS = 30
 WEEKS = 12
@@ -123,16 +124,23 @@ def vault_stats(root: Path, *, today: str | None = None, weeks: int = WEEKS) -> 
     stale = {"expired": 0, "superseded": 0, "depends_on_inactive": 0, "expiring_soon": 0}
     horizon = (day + timedelta(days=EXPIRING_DAYS)).isoformat()
     for note_id, title, kind, repo, author, conf, _date, expires, active, reason, by in rows:
-        types[kind] += 1
-        for name in json.loads(repo or "[]") or [ORG_WIDE]:
+        # Every name counted here is note-derived: sanitized as it is counted.
+        types[sanitize_field(kind)] += 1
+        for name in sanitize_fields(json.loads(repo or "[]")) or [ORG_WIDE]:
             repos[name] += 1
-        authors[author or UNKNOWN] += 1
-        confidence[conf] += 1
+        authors[sanitize_field(author) if author else UNKNOWN] += 1
+        confidence[sanitize_field(conf)] += 1
         if active:
             stats.active += 1
             if expires and expires <= horizon:
                 stale["expiring_soon"] += 1
-                stats.expiring.append({"id": note_id, "title": title, "expires": expires})
+                stats.expiring.append(
+                    {
+                        "id": sanitize_field(note_id),
+                        "title": sanitize_field(title),
+                        "expires": sanitize_field(expires),
+                    }
+                )
         elif by:
             stale["superseded"] += 1
         elif reason and reason.startswith("expired"):

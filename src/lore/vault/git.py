@@ -1,9 +1,16 @@
-"""Plain `git` through subprocess: the fast plumbing the index and recall need.
+"""Plain `git` through subprocess: the plumbing recall, the hooks, the index and the curator use.
 
-Each call costs one process (1–2 ms). Inherited `GIT_*` variables are dropped so a
-hook running inside another repository's git operation cannot redirect us, and git
-never prompts. HEAD and remotes are read straight from the files when that is safe,
-which costs no process at all.
+This is the hot path: recall and the hooks run as fresh processes, and importing
+GitPython alone costs more than a whole recall (docs/performance.md). So HEAD, refs and the
+remote's URL are read straight from the `.git` files (no process at all), and what
+needs git runs as one plain process (1-2 ms): `rev-parse`, `ls-tree`, `diff --raw`,
+one `cat-file --batch` for many objects. The curator reads a pull request's range and
+`lore sync` the state of a checkout the same way. The team operations that write —
+commits, worktrees, pushes — go through GitPython in `lore.vault.repository`, which
+this module never imports.
+
+`git_env` is the one place that decides git's environment, for this module, the
+network commands and GitPython alike.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ from pathlib import Path
 
 from lore.errors import GitError
 
-TYPE_CHECKING = False  # subprocess costs ~3 ms at start-up: imported when git runs
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import subprocess
 
@@ -23,12 +30,47 @@ GIT_TIMEOUT = 60.0
 _SHA = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
 
 
+# Inherited variables that point git at another repository: set by a git hook or an
+# alias lore runs under, they would make lore read or write that repository instead.
+# Everything else the user or CI set on purpose reaches git: identity (GIT_AUTHOR_*,
+# GIT_COMMITTER_*), SSH and askpass, GIT_CONFIG_*, proxies and certificates.
+REDIRECTING = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_PREFIX",
+    "GIT_NAMESPACE",
+    "GIT_QUARANTINE_PATH",
+)
+
+
 def git_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    """The environment of every git lore runs: the user's own, less `REDIRECTING`.
+
+    git never prompts (`GIT_TERMINAL_PROMPT=0`; askpass helpers still answer) and takes
+    no optional locks, so a background `lore sync` never gets in the user's way.
+    """
+    env = {key: value for key, value in os.environ.items() if key not in REDIRECTING}
     env["GIT_TERMINAL_PROMPT"] = "0"
     env["GIT_OPTIONAL_LOCKS"] = "0"
     env.setdefault("LC_ALL", "C")
     return env
+
+
+def last_message(stderr: str) -> str:
+    """git's own explanation: its last `fatal:`/`error:` line, else its last line."""
+    lines = [
+        line.strip()
+        for line in stderr.splitlines()
+        if line.strip() and not line.lstrip().startswith("hint:")
+    ]
+    for line in reversed(lines):
+        if line.startswith(("fatal:", "error:", "! [")):
+            return line.removeprefix("fatal: ").removeprefix("error: ")
+    return lines[-1] if lines else "no message"
 
 
 def run_git(
@@ -56,10 +98,8 @@ def run_git(
     except subprocess.TimeoutExpired:
         raise GitError(f"`git {' '.join(args[:2])}` did not finish in {timeout:.0f} s.") from None
     if check and result.returncode != 0:
-        message = result.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GitError(
-            f"`git {' '.join(args[:2])}` failed in {cwd}: {message[-1] if message else ''}"
-        )
+        said = last_message(result.stderr.decode("utf-8", "replace"))
+        raise GitError(f"`git {' '.join(args[:2])}` failed in {cwd}: {said}")
     return result
 
 
@@ -271,17 +311,6 @@ def current_repo_name(cwd: Path) -> str | None:
     return found[0].name.lower()
 
 
-def init_and_commit(root: Path, message: str, *, author: tuple[str, str] | None = None) -> str:
-    """`git init` a folder (branch main) and commit everything in it; returns the commit."""
-    run_git(["init", "-q", "-b", "main"], root)
-    run_git(["add", "-A"], root)
-    identity: list[str] = []
-    if author is not None:
-        identity = ["-c", f"user.name={author[0]}", "-c", f"user.email={author[1]}"]
-    run_git([*identity, "commit", "-q", "--no-gpg-sign", "--no-verify", "-m", message], root)
-    return run_git(["rev-parse", "HEAD"], root).stdout.decode().strip()
-
-
 # ---- the state of a working tree, for `lore sync` and `lore remember` ----
 
 
@@ -477,74 +506,3 @@ def commits_with_blob(root: Path, base: str, head: str, blob: str) -> list[str]:
         check=False,
     )
     return result.stdout.decode().split() if result.returncode == 0 else []
-
-
-# ---- a code repository's history, for `lore drift` ----
-
-
-class FileChange:
-    """One file a commit changed: `status` is A, M, T, D or R (R and C carry `old_path`)."""
-
-    __slots__ = ("old_path", "path", "status")
-
-    def __init__(self, status: str, path: str, old_path: str | None = None) -> None:
-        self.status = status
-        self.path = path
-        self.old_path = old_path
-
-    def __repr__(self) -> str:
-        return f"FileChange({self.status!r}, {self.old_path!r}, {self.path!r})"
-
-
-class LoggedCommit:
-    """A commit from `log_changes`: sha, committer date (ISO 8601), subject and files."""
-
-    __slots__ = ("changes", "date", "sha", "subject")
-
-    def __init__(self, sha: str, date: str, subject: str, changes: list[FileChange]) -> None:
-        self.sha = sha
-        self.date = date
-        self.subject = subject
-        self.changes = changes
-
-
-def log_changes(
-    root: Path, revisions: Sequence[str], *, since: str | None = None
-) -> list[LoggedCommit]:
-    """Commits of `revisions` (oldest first) with the files each changed, renames detected.
-
-    One `git log --name-status -M` over the whole tree, so a rename shows up as one
-    R entry whatever the new path is; merge commits list no files (the commits they
-    bring in do). `since` (an ISO date) skips commits committed before it.
-    """
-    args = ["log", "-z", "--reverse", "-M", "--name-status", "--format=%x1e%H%x1f%cI%x1f%s"]
-    if since:
-        args.append(f"--since={since}")
-    result = run_git([*args, *revisions, "--"], root)
-    commits: list[LoggedCommit] = []
-    for chunk in result.stdout.split(b"\x1e"):
-        if not chunk.strip():
-            continue
-        header, _, rest = chunk.partition(b"\0")
-        parts = header.decode("utf-8", "replace").split("\x1f", 2)
-        if len(parts) != 3:
-            continue
-        fields = [field.lstrip(b"\n") for field in rest.split(b"\0")]
-        changes: list[FileChange] = []
-        index = 0
-        while index < len(fields):
-            status = fields[index].decode("ascii", "replace")
-            index += 1
-            if not status:
-                continue
-            if status[:1] in ("R", "C") and index + 1 < len(fields):
-                old = fields[index].decode("utf-8", "surrogateescape")
-                new = fields[index + 1].decode("utf-8", "surrogateescape")
-                changes.append(FileChange(status[:1], new, old))
-                index += 2
-            elif index < len(fields):
-                path = fields[index].decode("utf-8", "surrogateescape")
-                changes.append(FileChange(status[:1], path))
-                index += 1
-        commits.append(LoggedCommit(parts[0], parts[1], parts[2], changes))
-    return commits

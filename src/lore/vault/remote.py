@@ -1,12 +1,16 @@
-"""git over the network: clone, fetch and push that never prompt and never hang.
+"""git over the network: remote URLs, credentials, and clone and fetch that never prompt or hang.
 
-Each runs in its own session with no terminal and stdin closed, so neither git nor
-ssh can ask for a password (`GIT_TERMINAL_PROMPT=0` covers https); a remote that
-does not answer within the timeout is killed with its whole process group (ssh and
-`git-remote-https` included). When the GitHub CLI is installed, its credentials are
-offered to git for GitHub hosts (`gh auth git-credential`), after any helper the
-user configured. Failures are classified: `RemoteError.kind` is "unreachable",
-"timeout", "rejected" (the remote refused a push), "auth" or "failed".
+Clone and fetch run plain git in a session of their own with no terminal and stdin
+closed, so neither git nor ssh can ask for a password (`GIT_TERMINAL_PROMPT=0` covers
+https; an askpass helper the user set still answers); a remote that does not answer
+within the timeout is killed with its whole process group (ssh and `git-remote-https`
+included). They stay plain git: they have nothing to parse, and `lore sync` — started
+by the hooks in the background — uses fetch without paying for GitPython's import. A
+push goes through GitPython (`lore.vault.repository.push_branch`), whose `PushInfo`
+flags tell a refused ref from a failure. When the GitHub CLI is installed, its
+credentials are offered to git for GitHub hosts (`gh auth git-credential`), after any
+helper the user configured. Failures are classified: `RemoteError.kind` is
+"unreachable", "timeout", "rejected" (the remote refused a push), "auth" or "failed".
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from pathlib import Path
 
 from lore.errors import GitError
 from lore.record import Record
-from lore.vault.git import git_env
+from lore.vault.git import git_env, last_message, remote_url
 
 NETWORK_TIMEOUT = 60.0
 _SCP_URL = re.compile(r"^(?:[^@/]+@)?(?P<host>[^:/]+):(?P<path>[^/].*)$")
@@ -164,7 +168,7 @@ def run_network_git(
         ) from None
     result = subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
     if process.returncode != 0:
-        detail = _last_line(stderr)
+        detail = last_message(stderr.decode("utf-8", "replace"))
         kind = classify_failure(stderr.decode("utf-8", "replace"))
         raise RemoteError(f"{what or 'git ' + args[0]} failed: {detail}", kind=kind, detail=detail)
     return result
@@ -177,25 +181,12 @@ def _kill_group(process: subprocess.Popen[bytes]) -> None:
         process.kill()
 
 
-def _last_line(stderr: bytes) -> str:
-    """git's own explanation: its last `fatal:`/`error:` line, else its last line."""
-    lines = [
-        line.strip()
-        for line in stderr.decode("utf-8", "replace").splitlines()
-        if line.strip() and not line.lstrip().startswith("hint:")
-    ]
-    for line in reversed(lines):
-        if line.startswith(("fatal:", "error:", "! [")):
-            return line.removeprefix("fatal: ").removeprefix("error: ")
-    return lines[-1] if lines else "no message"
-
-
 def classify_failure(stderr: str) -> str:
+    """Why a clone, fetch or push failed as a whole: "auth", "unreachable" or "failed".
+
+    A push the remote refused ref by ref is "rejected"; its `PushInfo` flags say so.
+    """
     text = stderr.lower()
-    if "[rejected]" in text or "[remote rejected]" in text or "non-fast-forward" in text:
-        return "rejected"
-    if "hook declined" in text or "protected branch" in text:
-        return "rejected"
     if (
         "authentication failed" in text
         or "terminal prompts disabled" in text
@@ -221,8 +212,6 @@ def classify_failure(stderr: str) -> str:
 def fetch(
     root: Path, remote: str = "origin", *, timeout: float = NETWORK_TIMEOUT, gh: str | None = None
 ) -> None:
-    from lore.vault.git import remote_url
-
     config = credential_config(remote_url(root, remote), gh)
     run_network_git(
         ["fetch", "--quiet", "--prune", "--no-recurse-submodules", remote],
@@ -230,27 +219,6 @@ def fetch(
         timeout=timeout,
         config=config,
         what=f"Fetching from {remote}",
-    )
-
-
-def push_branch(
-    root: Path,
-    branch: str,
-    remote: str = "origin",
-    *,
-    timeout: float = NETWORK_TIMEOUT,
-    gh: str | None = None,
-) -> None:
-    """Push `branch` to a branch of the same name on `remote` (never forced)."""
-    from lore.vault.git import remote_url
-
-    config = credential_config(remote_url(root, remote), gh)
-    run_network_git(
-        ["push", "--quiet", "--no-verify", remote, f"refs/heads/{branch}:refs/heads/{branch}"],
-        root,
-        timeout=timeout,
-        config=config,
-        what=f"Pushing {branch} to {remote}",
     )
 
 

@@ -107,17 +107,21 @@ def read_notes(
     return result
 
 
-def read_vault_file(root: Path, snapshot: Snapshot, name: str) -> str | None:
-    """`_taxonomy.md` or `lore.toml` as the snapshot has it (None when absent or unreadable)."""
+def read_committed(root: Path, snapshot: Snapshot, path: str) -> bytes | None:
+    """A file's bytes as the snapshot has it: at its commit, or on disk without git."""
     if snapshot.kind == "git":
         if not snapshot.version:
             return None
-        raw = git.read_file_at(root, snapshot.version, name)
-    else:
-        try:
-            raw = (root / name).read_bytes()
-        except OSError:
-            return None
+        return git.read_file_at(root, snapshot.version, path)
+    try:
+        return (root / path).read_bytes()
+    except OSError:
+        return None
+
+
+def read_vault_file(root: Path, snapshot: Snapshot, name: str) -> str | None:
+    """`_taxonomy.md` or `lore.toml` as the snapshot has it (None when absent or unreadable)."""
+    raw = read_committed(root, snapshot, name)
     if raw is None:
         return None
     try:

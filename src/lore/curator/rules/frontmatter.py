@@ -13,6 +13,7 @@ from typing import Any
 from lore.curator.context import CuratorContext, NoteView
 from lore.curator.finding import ERROR, WARNING, Finding, from_problem
 from lore.curator.text import quote
+from lore.note.model import is_github_handle
 
 NAME = "frontmatter"
 RULES = {
@@ -54,7 +55,6 @@ MAX_ITEMS = {
     "depends_on": 20,
 }
 _SOURCE = re.compile(r"^https?://[^\s/?#]+[^\s]*$", re.IGNORECASE)
-_HANDLE = re.compile(r"^@?[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$")
 
 
 def check(context: CuratorContext) -> list[Finding]:
@@ -108,7 +108,7 @@ def _field_checks(view: NoteView, path: str, data: dict[str, Any], today: str) -
             f"source '{quote(view.source, 60)}' is not an http(s) URL",
             "Link the pull request, issue or incident, e.g. https://github.com/acme/app/pull/1.",
         )
-    if view.author and not _HANDLE.match(view.author):
+    if view.author and not is_github_handle(view.author):
         add(
             "frontmatter/invalid-author",
             "author",

@@ -1,31 +1,29 @@
-"""Where each agent reads hooks, skills and MCP servers, and what lore puts there.
+"""What lore puts into each agent's files, at the locations the agents table names.
 
-User scope (the default) writes under the agent's home folder; project scope
-(`--project`) writes the repository's own configuration. Sources are cited in
-docs/agents/<agent>.md.
+The table (`lore.integrations.agents.AGENTS`) says where each agent reads hooks, skills
+and MCP servers, at user level and in a repository (`--project`), and which event names
+its hooks use; this module builds the entries in each agent's own format:
 
-- claude-code: hooks in `~/.claude/settings.json`, skills in `~/.claude/skills/`, the MCP
-  server in `~/.claude.json`; project: `.claude/settings.json`, `.claude/skills/`, `.mcp.json`.
-- codex: hooks in `~/.codex/hooks.json`, the MCP server and the hooks feature flag in
-  `~/.codex/config.toml`, skills in `~/.agents/skills/`; project: `.codex/…`, `.agents/skills/`.
-- cursor: `~/.cursor/hooks.json`, `~/.cursor/skills/`, `~/.cursor/mcp.json`; project:
-  the same under `.cursor/`.
-- copilot-cli: `~/.copilot/hooks/lore.json`, `~/.copilot/skills/`,
-  `~/.copilot/mcp-config.json`; project: `.github/hooks/lore.json`, `.github/skills/`,
-  `.github/mcp.json`.
-- gemini-cli: hooks and the MCP server in `~/.gemini/settings.json`, skills in
-  `~/.gemini/skills/`; project: the same under `.gemini/`.
+- claude-code: hook groups under `hooks.EVENT` in settings.json, the MCP server in
+  `~/.claude.json` (`.mcp.json` in a repository);
+- codex: hook groups in hooks.json, the MCP server and the hooks feature flag in
+  config.toml;
+- cursor: a flat `sessionStart` list with `"version": 1` in hooks.json, mcp.json;
+- copilot-cli: a hooks file lore owns whole (`lore.json`), mcp-config.json (`.github/mcp.json`);
+- gemini-cli: named hook groups and the MCP server in one settings.json.
 
-`CLAUDE_CONFIG_DIR`, `CODEX_HOME` and `COPILOT_HOME` move those agents' home folders.
+Every agent gets the two skills, with the lore command of the launcher (`lore` or
+`gh lore`) written into their instructions. Sources: docs/agents/NAME.md.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
-from lore.integrations.events import AGENTS
+from lore.integrations.agents import AGENTS, Agent
 from lore.integrations.install.components import (
     CodexConfig,
     Component,
@@ -34,35 +32,56 @@ from lore.integrations.install.components import (
     OwnedJsonFile,
     SkillFile,
 )
-from lore.integrations.install.ownership import hook_command
+from lore.integrations.install.ownership import (
+    Launcher,
+    hook_command,
+    mcp_command,
+    powershell_hook_command,
+)
 
 SKILLS = ("lore-recall", "lore-remember")
 HOOK_TIMEOUT_S = 10
 STATUS = "Loading the team's notes (lore)"
+_VARIABLE = re.compile(r"^\{\$(\w+)\|([^}]*)\}")
+# `lore SUBCOMMAND` in a skill's text: where another launcher (`gh lore`) goes instead.
+_LORE_IN_SKILL = re.compile(
+    r"(?<![\w./-])lore(?= (?:recall|show|remember|connect|demo|sync|index|install|init)\b)"
+)
 
 
 def skill_sources() -> dict[str, bytes]:
-    """The skills shipped inside the package: name -> SKILL.md bytes."""
+    """The skills shipped inside the package: name -> SKILL.md bytes (they say `lore`)."""
     base = Path(__file__).resolve().parent.parent / "skills"
     return {name: (base / name / "SKILL.md").read_bytes() for name in SKILLS}
 
 
-def _home(env: str, default: str) -> Path:
-    value = os.environ.get(env)
-    return Path(value).expanduser() if value else Path.home() / default
+def render_skill(source: bytes, command: str) -> bytes:
+    """A skill's text with `command` (e.g. `gh lore`) wherever it says to run `lore …`."""
+    if command == "lore":
+        return source
+    text = source.decode("utf-8")
+    return _LORE_IN_SKILL.sub(lambda _: command, text).encode("utf-8")
 
 
-def _skills(folder: Path) -> list[Component]:
-    return [
-        SkillFile(folder / name / "SKILL.md", content) for name, content in skill_sources().items()
-    ]
+def location(agent: Agent, what: str, project: Path | None) -> Path:
+    """Where `what` (hooks, mcp, skills) lives for this agent, at user level or in `project`."""
+    if project is not None:
+        return project / agent.project[what]
+    text = agent.user[what]
+    variable = _VARIABLE.match(text)
+    if variable:
+        value = os.environ.get(variable[1])
+        base = Path(value).expanduser() if value else Path(variable[2]).expanduser()
+        return base / text[variable.end() :].lstrip("/")
+    return Path(text).expanduser()
 
 
 def components(
-    agent: str, project: Path | None, lore_argv: list[str], *, prompt: bool = True
+    agent: str, project: Path | None, launcher: Launcher, *, prompt: bool = True
 ) -> list[Component]:
     """What `lore install AGENT` writes, for user scope (`project` None) or a repository."""
-    if agent not in AGENTS:
+    known = AGENTS.get(agent)
+    if known is None:
         raise ValueError(agent)
     builder = {
         "claude-code": _claude_code,
@@ -71,114 +90,126 @@ def components(
         "copilot-cli": _copilot_cli,
         "gemini-cli": _gemini_cli,
     }[agent]
-    return builder(project, lore_argv, prompt)
+    parts = builder(known, project, launcher, prompt and known.reads("prompt"))
+    skills = location(known, "skills", project)
+    for name, source in skill_sources().items():
+        parts.append(SkillFile(skills / name / "SKILL.md", render_skill(source, launcher.text)))
+    return parts
 
 
-def _nested(lore_argv: list[str], agent: str, event: str, **extra: Any) -> dict[str, Any]:
-    return {"type": "command", "command": hook_command(lore_argv, event, agent), **extra}
+def _hook(
+    agent: Agent, launcher: Launcher, event: str, project: Path | None, **extra: Any
+) -> dict[str, Any]:
+    command = hook_command(launcher, event, agent.name, project=project is not None)
+    return {"type": "command", "command": command, **extra}
 
 
-def _claude_code(project: Path | None, argv: list[str], prompt: bool) -> list[Component]:
-    home = _home("CLAUDE_CONFIG_DIR", ".claude")
-    base = project / ".claude" if project else home
-    if project:
-        mcp_file = project / ".mcp.json"
-    elif os.environ.get("CLAUDE_CONFIG_DIR"):
-        mcp_file = home / ".claude.json"
-    else:
-        mcp_file = Path.home() / ".claude.json"
-    handlers = [("SessionStart", _nested(argv, "claude-code", "session-start", timeout=10))]
-    if prompt:
-        handlers.append(("UserPromptSubmit", _nested(argv, "claude-code", "prompt", timeout=10)))
-    server = {"type": "stdio", "command": argv[0], "args": [*argv[1:], "mcp"], "env": {}}
+def _handlers(
+    agent: Agent, launcher: Launcher, project: Path | None, prompt: bool, **extra: Any
+) -> list[tuple[str, dict[str, Any]]]:
+    events = ["session-start", "prompt"] if prompt else ["session-start"]
     return [
-        EventHooks(base / "settings.json", handlers, flat=False),
-        *_skills(base / "skills"),
-        McpServer(mcp_file, server),
+        (str(agent.events[event]), _hook(agent, launcher, event, project, **extra))
+        for event in events
     ]
 
 
-def _codex(project: Path | None, argv: list[str], prompt: bool) -> list[Component]:
-    base = project / ".codex" if project else _home("CODEX_HOME", ".codex")
-    skills = (project or Path.home()) / ".agents" / "skills"
-    extra = {"timeout": HOOK_TIMEOUT_S, "statusMessage": STATUS}
-    handlers = [("SessionStart", _nested(argv, "codex", "session-start", **extra))]
-    if prompt:
-        handlers.append(("UserPromptSubmit", _nested(argv, "codex", "prompt", timeout=10)))
+def _server(
+    launcher: Launcher,
+    project: Path | None,
+    head: dict[str, Any] | None = None,
+    tail: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """An MCP server entry: `head` fields, then command and args, then `tail` fields."""
+    command, args = mcp_command(launcher, project=project is not None)
+    return {**(head or {}), "command": command, "args": args, **(tail or {})}
+
+
+def _claude_code(
+    agent: Agent, project: Path | None, launcher: Launcher, prompt: bool
+) -> list[Component]:
+    handlers = _handlers(agent, launcher, project, prompt, timeout=HOOK_TIMEOUT_S)
+    server = _server(launcher, project, {"type": "stdio"}, {"env": {}})
     return [
-        EventHooks(base / "hooks.json", handlers, flat=False),
-        CodexConfig(base / "config.toml", argv),
-        *_skills(skills),
+        EventHooks(location(agent, "hooks", project), handlers, flat=False),
+        McpServer(location(agent, "mcp", project), server),
     ]
 
 
-def _cursor(project: Path | None, argv: list[str], prompt: bool) -> list[Component]:
-    base = (project or Path.home()) / ".cursor"
-    # Cursor's beforeSubmitPrompt cannot add context, so there is no prompt hook.
-    handler = {"command": hook_command(argv, "session-start", "cursor")}
+def _codex(agent: Agent, project: Path | None, launcher: Launcher, prompt: bool) -> list[Component]:
+    handlers = _handlers(agent, launcher, project, prompt, timeout=HOOK_TIMEOUT_S)
+    handlers[0][1]["statusMessage"] = STATUS  # shown while the session-start hook runs
+    command, args = mcp_command(launcher, project=project is not None)
     return [
-        EventHooks(base / "hooks.json", [("sessionStart", handler)], flat=True),
-        *_skills(base / "skills"),
-        McpServer(base / "mcp.json", {"command": argv[0], "args": [*argv[1:], "mcp"]}),
+        EventHooks(location(agent, "hooks", project), handlers, flat=False),
+        CodexConfig(location(agent, "mcp", project), command, args),
     ]
 
 
-def _copilot_cli(project: Path | None, argv: list[str], prompt: bool) -> list[Component]:
-    home = _home("COPILOT_HOME", ".copilot")
-    hooks_dir = project / ".github" / "hooks" if project else home / "hooks"
-    command = hook_command(argv, "session-start", "copilot-cli")
-    # userPromptSubmitted output is not read by Copilot CLI, so there is no prompt hook.
+def _cursor(
+    agent: Agent, project: Path | None, launcher: Launcher, prompt: bool
+) -> list[Component]:
+    command = hook_command(launcher, "session-start", agent.name, project=project is not None)
+    event = str(agent.events["session-start"])
+    return [
+        EventHooks(location(agent, "hooks", project), [(event, {"command": command})], flat=True),
+        McpServer(location(agent, "mcp", project), _server(launcher, project)),
+    ]
+
+
+def _copilot_cli(
+    agent: Agent, project: Path | None, launcher: Launcher, prompt: bool
+) -> list[Component]:
+    scoped = project is not None
     hooks = {
         "version": 1,
         "hooks": {
-            "sessionStart": [
+            str(agent.events["session-start"]): [
                 {
                     "type": "command",
-                    "bash": command,
-                    "powershell": command,
+                    "bash": hook_command(launcher, "session-start", agent.name, project=scoped),
+                    "powershell": powershell_hook_command(
+                        launcher, "session-start", agent.name, project=scoped
+                    ),
                     "timeoutSec": HOOK_TIMEOUT_S,
                 }
             ]
         },
     }
-    server = {"type": "local", "command": argv[0], "args": [*argv[1:], "mcp"], "tools": ["*"]}
-    mcp_file = project / ".github" / "mcp.json" if project else home / "mcp-config.json"
-    skills = project / ".github" / "skills" if project else home / "skills"
+    server = _server(launcher, project, {"type": "local"}, {"tools": ["*"]})
     return [
-        OwnedJsonFile(hooks_dir / "lore.json", hooks),
-        *_skills(skills),
-        McpServer(mcp_file, server),
+        OwnedJsonFile(location(agent, "hooks", project), hooks),
+        McpServer(location(agent, "mcp", project), server),
     ]
 
 
-def _gemini_cli(project: Path | None, argv: list[str], prompt: bool) -> list[Component]:
-    base = (project or Path.home()) / ".gemini"
-    handlers = [
-        (
-            "SessionStart",
-            {
-                "name": "lore-session-start",
-                **_nested(argv, "gemini-cli", "session-start"),
-                "timeout": HOOK_TIMEOUT_S * 1000,
-                "description": "The team's reviewed notes for this repository (lore)",
-            },
-        )
-    ]
-    if prompt:
+def _gemini_cli(
+    agent: Agent, project: Path | None, launcher: Launcher, prompt: bool
+) -> list[Component]:
+    details = {  # a name (`/hooks disable lore-prompt`) and a description per hook
+        "session-start": (
+            "lore-session-start",
+            "The team's reviewed notes for this repository (lore)",
+        ),
+        "prompt": ("lore-prompt", "Notes that match the prompt (lore; lore.toml turns it on)"),
+    }
+    handlers = []
+    for event in ["session-start", "prompt"] if prompt else ["session-start"]:
+        name, description = details[event]
+        hook = _hook(agent, launcher, event, project)
         handlers.append(
             (
-                "BeforeAgent",
+                str(agent.events[event]),
                 {
-                    "name": "lore-prompt",
-                    **_nested(argv, "gemini-cli", "prompt"),
+                    "name": name,
+                    **hook,
                     "timeout": HOOK_TIMEOUT_S * 1000,
-                    "description": "Notes that match the prompt (lore; lore.toml turns it on)",
+                    "description": description,
                 },
             )
         )
-    settings = base / "settings.json"
+    settings = location(agent, "hooks", project)
     return [
         EventHooks(settings, handlers, flat=False),
-        McpServer(settings, {"command": argv[0], "args": [*argv[1:], "mcp"]}),
-        *_skills(base / "skills"),
+        McpServer(location(agent, "mcp", project), _server(launcher, project)),
     ]

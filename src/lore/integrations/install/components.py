@@ -20,15 +20,12 @@ from lore.integrations.install.ownership import (
     is_lore_mcp,
     is_lore_skill,
 )
+from lore.integrations.install.transaction import InstallError
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
-
-
-class InstallError(LoreError):
-    """A file cannot be changed safely; nothing was written to it."""
 
 
 class Conflict(LoreError):
@@ -342,9 +339,10 @@ class CodexConfig(Component):
 
     label = "mcp server + hooks feature"
 
-    def __init__(self, path: Path, lore_argv: list[str]) -> None:
+    def __init__(self, path: Path, command: str, args: list[str]) -> None:
         super().__init__(path)
-        self.lore_argv = lore_argv
+        self.command = command
+        self.args = args
 
     def _parse(self, text: str) -> dict[str, Any]:
         try:
@@ -384,10 +382,10 @@ class CodexConfig(Component):
                 text = f"{base[: header.end()]}hooks = true  {LINE_MARK}\n{base[header.end() :]}"
             else:
                 block += ["[features]", "hooks = true"]
-        args = ", ".join(_toml_string(a) for a in [*self.lore_argv[1:], "mcp"])
+        args = ", ".join(_toml_string(a) for a in self.args)
         block += [
             f"[mcp_servers.{MCP_NAME}]",
-            f"command = {_toml_string(self.lore_argv[0])}",
+            f"command = {_toml_string(self.command)}",
             f"args = [{args}]",
             BLOCK_END,
         ]
@@ -425,5 +423,5 @@ class CodexConfig(Component):
         enabled = features.get("hooks", features.get("codex_hooks", True))
         if enabled is False:
             return "hooks feature off"
-        wanted = {"command": self.lore_argv[0], "args": [*self.lore_argv[1:], "mcp"]}
+        wanted = {"command": self.command, "args": self.args}
         return INSTALLED if server == wanted else OUTDATED

@@ -1,0 +1,199 @@
+"""Time `lore remember` as a whole process: a dry run, and a real proposal to a local remote.
+
+    python bench/bench_remember.py                       # 1,000 notes, 9 runs each
+    python bench/bench_remember.py --notes 10000 --runs 5
+    python bench/bench_remember.py --baseline ../old/src --baseline-name "main 974684e"
+
+A synthetic vault (bench/synth.py) is pushed to a local bare repository and cloned,
+as a teammate's checkout. Then, with medians over the runs:
+
+- `lore remember --dry-run --json …`: fetch, a worktree on a new branch, the curator's
+  rules on the draft, the worktree removed again (nothing is committed);
+- `lore remember --yes --json …` with a new title each run: the same, then the commit,
+  the push of the branch to the bare repository, and the clean-up. The remote is a
+  local path, not GitHub, so no pull request is opened and `gh` is never called;
+- `python -c "import git"` and `python -c pass` from the same interpreter: what
+  GitPython costs to import, and the floor.
+
+With `--baseline SRC`, the same runs go through that `src` folder's lore as well
+(`python -m lore` with it first on PYTHONPATH, this interpreter's packages), each run
+right after this code's, so both see the same load on a busy machine. Each version has
+its own clone; the remote's `lore/` branches are deleted after each real run, so every
+run pushes one new branch to a remote of the same size. Results go to
+bench/results/remember-<notes>.json and a table on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from common import lore_command, machine, median_ms, print_table  # noqa: E402
+from synth import git, make_vault  # noqa: E402
+
+
+def environment(workdir: Path) -> dict[str, str]:
+    """A home of its own with a git identity in its config, and lore's folders inside it."""
+    home = workdir / "home"
+    home.mkdir(exist_ok=True)
+    (home / ".gitconfig").write_text(
+        "[user]\n\tname = Bench User\n\temail = bench@example.invalid\n"
+        "[commit]\n\tgpgsign = false\n[init]\n\tdefaultBranch = main\n",
+        encoding="utf-8",
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "LORE_"))}
+    env.update(
+        HOME=str(home),
+        LORE_HOME=str(home / "lore-home"),
+        LORE_CONFIG=str(home / "config.toml"),
+        XDG_CONFIG_HOME=str(home / ".config"),
+        GIT_CONFIG_NOSYSTEM="1",
+    )
+    return env
+
+
+def prepare_remote(notes: int, workdir: Path) -> Path:
+    source = workdir / f"vault-{notes}"
+    bare = workdir / f"remote-{notes}.git"
+    if not bare.exists():
+        started = time.perf_counter()
+        make_vault(notes, source)
+        git(workdir, "init", "-q", "--bare", "-b", "main", str(bare))
+        git(source, "push", "-q", str(bare), "main")
+        print(f"  generated {notes} notes in {time.perf_counter() - started:.1f} s", flush=True)
+    return bare
+
+
+def flags(title: str) -> list[str]:
+    return [
+        "--title", title,
+        "--type", "gotcha",
+        "--tag", "tool/postgres",
+        "--repo", "service-01",
+        "--confidence", "medium",
+        "--what", "Long migrations take a lock that blocks writes to the table.",
+    ]  # fmt: skip
+
+
+def timed(command: list[str], env: dict[str, str]) -> tuple[float, dict[str, Any]]:
+    started = time.perf_counter()
+    result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - started
+    if result.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(command[:3])} failed ({result.returncode}): {result.stderr}")
+    return elapsed, json.loads(result.stdout)
+
+
+def started_in(command: list[str], env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, env=env, check=True)
+    return time.perf_counter() - started
+
+
+class Version:
+    """One version of lore under test: how to run it, and its own clone of the remote."""
+
+    def __init__(self, name: str, src: Path | None, workdir: Path, bare: Path) -> None:
+        self.name = name
+        self.env = environment(workdir)
+        command = lore_command()
+        if src is not None:  # that folder's code, with this interpreter's packages
+            self.env["PYTHONPATH"] = str(src.resolve())
+            command = [sys.executable, "-m", "lore"]
+        self.checkout = workdir / f"checkout-{'-'.join(name.split())}"
+        if not self.checkout.exists():
+            git(workdir, "clone", "-q", str(bare), self.checkout.name)
+        self.remember = [*command, "remember", "--vault", str(self.checkout)]
+        self.dry: list[float] = []
+        self.real: list[float] = []
+
+    def dry_run(self, title: str) -> float:
+        elapsed, result = timed([*self.remember, "--dry-run", "--json", *flags(title)], self.env)
+        assert "findings" in result, result
+        return elapsed
+
+    def propose(self, title: str, bare: Path) -> float:
+        elapsed, result = timed([*self.remember, "--yes", "--json", *flags(title)], self.env)
+        assert result["status"] == "pushed", result
+        for ref in git(bare, "for-each-ref", "--format=%(refname)", "refs/heads/lore/").split():
+            git(bare, "update-ref", "-d", ref)
+        git(self.checkout, "fetch", "-q", "--prune", "origin")
+        return elapsed
+
+    def row(self, notes: int, runs: int) -> dict[str, Any]:
+        return {
+            "version": self.name,
+            "notes": notes,
+            "runs": runs,
+            "remember_dry_run_ms": median_ms(self.dry),
+            "remember_dry_run_range_ms": [median_ms([min(self.dry)]), median_ms([max(self.dry)])],
+            "remember_push_ms": median_ms(self.real),
+            "remember_push_range_ms": [median_ms([min(self.real)]), median_ms([max(self.real)])],
+        }
+
+
+def bench(
+    notes: int, runs: int, workdir: Path, baseline: Path | None, baseline_name: str
+) -> dict[str, Any]:
+    bare = prepare_remote(notes, workdir)
+    versions = [Version("this", None, workdir, bare)]
+    if baseline is not None:
+        versions.append(Version(baseline_name, baseline, workdir, bare))
+    for version in versions:  # untimed: the index is built and the bytecode compiled
+        version.dry_run("Warm up the bench once")
+    for run in range(runs):
+        for version in versions:
+            version.dry.append(version.dry_run(f"Dry run number {run} checks a note"))
+    for run in range(runs):
+        for version in versions:
+            version.real.append(version.propose(f"Real run number {run} proposes a note", bare))
+    env = versions[0].env
+    imports = [started_in([sys.executable, "-c", "import git"], env) for _ in range(runs)]
+    floor = [started_in([sys.executable, "-c", "pass"], env) for _ in range(runs)]
+    return {
+        "machine": machine(),
+        "versions": [version.row(notes, runs) for version in versions],
+        "python_import_git_ms": median_ms(imports),
+        "python_pass_ms": median_ms(floor),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--notes", type=int, default=1000)
+    parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--workdir", type=Path, help="reuse generated vaults from here")
+    parser.add_argument("--baseline", type=Path, help="also time the lore in this src folder")
+    parser.add_argument("--baseline-name", default="baseline", help="what to call it")
+    args = parser.parse_args()
+    if args.workdir:
+        args.workdir.mkdir(parents=True, exist_ok=True)
+        result = bench(args.notes, args.runs, args.workdir, args.baseline, args.baseline_name)
+    else:
+        with tempfile.TemporaryDirectory(prefix="lore-bench-remember-") as folder:
+            result = bench(args.notes, args.runs, Path(folder), args.baseline, args.baseline_name)
+    out = HERE / "results" / f"remember-{args.notes}.json"
+    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print_table(
+        result["versions"],
+        ["version", "notes", "remember_dry_run_ms", "remember_push_ms"],
+    )
+    print(
+        f"python -c 'import git': {result['python_import_git_ms']} ms; "
+        f"python -c pass: {result['python_pass_ms']} ms"
+    )
+    print(f"results: {out.relative_to(HERE.parent)}")
+
+
+if __name__ == "__main__":
+    main()
