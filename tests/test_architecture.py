@@ -32,7 +32,7 @@ OVERSIZED: set[str] = set()
 
 # DESIGN §4, lowest first. A module may import from its own floor and the floors below.
 FLOORS: list[set[str]] = [
-    {"__init__", "errors", "clock", "record", "yamlio", "paths", "files", "sanitize"},
+    {"__init__", "errors", "clock", "record", "yamlio", "paths", "files", "sanitize", "versioned"},
     {"note"},
     {"taxonomy"},
     {"config"},

@@ -164,7 +164,8 @@ def test_remember_proposes_on_a_branch_and_never_touches_main(
     assert git(team_vault.root, "rev-parse", "main") == main_before
     added = git(team_vault.root, "diff", "--name-only", "main", branch)
     assert added == f"notes/{done['id']}.md"
-    assert [p["id"] for p in tools.list_proposals()["proposals"]] == [done["id"]]
+    listed = tools.list_proposals()
+    assert [p["id"] for p in listed["vaults"][0]["proposals"]] == [done["id"]]
 
     token = "ghp_" + "x9K2mQ7vL4pR8sT1wZ6yB3nC5dF0gH2jK4lM"  # built at run time: no literal token
     blocked = tools.remember(**{**note, "title": "Deploy token", "what": f"Use {token} to deploy."})  # type: ignore[arg-type]

@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         from lore.cli.output import print_json
 
-        print_json({"version": 1, **result.to_json()})
+        print_json(result.to_json())
         return 0
     from lore.cli.output import console, safe
 

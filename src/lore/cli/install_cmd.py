@@ -162,19 +162,9 @@ def _report(args: argparse.Namespace, changes: list[Any], verb: str) -> None:
     scope = f"project {_project_root(args)}" if args.project else "user"
     if args.json:
         from lore.cli.output import print_json
+        from lore.integrations.install.run import changes_json
 
-        print_json(
-            {
-                "version": 1,
-                "command": verb,
-                "agent": args.agent,
-                "scope": scope,
-                "changes": [
-                    {"path": str(c.path), "what": c.label, "action": c.action, "detail": c.detail}
-                    for c in changes
-                ],
-            }
-        )
+        print_json(changes_json(verb, args.agent, scope, changes))
         return
     from lore.cli.output import console, safe
 
@@ -207,24 +197,9 @@ def _check(agent: str | None, project: Path | None, as_json: bool) -> int:
     ]
     if as_json:
         from lore.cli.output import print_json
+        from lore.integrations.install.run import check_json
 
-        print_json(
-            {
-                "version": 1,
-                "command": " ".join(launcher.argv),
-                "agent_command": launcher.text,
-                "results": [
-                    {
-                        "agent": name,
-                        "scope": scope,
-                        "what": status.label,
-                        "path": str(status.path),
-                        "state": status.state,
-                    }
-                    for name, scope, status in rows
-                ],
-            }
-        )
+        print_json(check_json(launcher, rows))
         return ExitCode.OK
     from lore.cli.output import console, safe
 

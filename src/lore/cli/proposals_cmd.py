@@ -41,13 +41,9 @@ def run(args: argparse.Namespace) -> int:
     ]
     if args.json:
         from lore.cli.output import print_json
+        from lore.team.proposal_list import proposals_json
 
-        print_json(
-            {
-                "version": 1,
-                "vaults": [{"name": name, **listing.to_json()} for name, listing in listings],
-            }
-        )
+        print_json(proposals_json(listings))
         return 0
     from rich.table import Table
 

@@ -6,9 +6,14 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lore.errors import ExitCode, ProposalError, UsageError
+
+if TYPE_CHECKING:
+    from lore.curator.finding import Finding
+    from lore.team.branches import Outcome
+    from lore.team.proposals import Proposal
 
 EPILOG = """\
 examples:
@@ -330,38 +335,19 @@ def _resume(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def _json_failure(exc: ProposalError, proposal: Any) -> int:
+def _json_failure(exc: ProposalError, proposal: Proposal | None) -> int:
     from lore.cli.output import print_json
+    from lore.team.proposals import failure_json
 
-    data: dict[str, Any] = {
-        "version": 1,
-        "status": "failed",
-        "error": exc.message,
-        "fix": exc.fix,
-    }
-    if proposal is not None:
-        data["id"] = proposal.note.id
-        data["findings"] = [finding.to_json() for finding in proposal.findings]
-    print_json(data)
+    print_json(failure_json(exc, proposal, "failed"))
     return int(exc.exit_code)
 
 
-def _show_draft(proposal: Any, as_json: bool, *, dry_run: bool) -> None:
+def _show_draft(proposal: Proposal, as_json: bool, *, dry_run: bool) -> None:
     from lore.cli.output import console, notice, print_json, safe
 
     if as_json:
-        print_json(
-            {
-                "version": 1,
-                "status": "draft",
-                "id": proposal.note.id,
-                "path": proposal.note.path,
-                "text": proposal.display_text,
-                "preview": proposal.preview,
-                "findings": [finding.to_json() for finding in proposal.findings],
-                "notices": proposal.notices,
-            }
-        )
+        print_json(proposal.draft_json())
         return
     for message in proposal.notices:
         notice(message)
@@ -385,13 +371,13 @@ def _show_draft(proposal: Any, as_json: bool, *, dry_run: bool) -> None:
         out.print("[dim]Dry run: nothing was proposed.[/]")
 
 
-def _show_outcome(outcome: Any, as_json: bool, findings: list[Any]) -> None:
+def _show_outcome(outcome: Outcome, as_json: bool, findings: list[Finding]) -> None:
     from lore.cli.output import console, notice, print_json, safe
 
     if as_json:
-        data = {"version": 1, **outcome.to_json()}
-        data["findings"] = [finding.to_json() for finding in findings]
-        print_json(data)
+        from lore.team.proposals import outcome_json
+
+        print_json(outcome_json(outcome, findings))
         return
     for message in outcome.notices:
         notice(message)

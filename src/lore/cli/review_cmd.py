@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         from lore.cli.output import print_json
 
-        print_json({"version": 1, **result.to_json()})
+        print_json(result.to_json())
     else:
         _show(result)
     if number is None:
@@ -111,7 +111,9 @@ def _list(rows: list[Any], as_json: bool) -> int:
     from lore.cli.output import console, print_json, safe
 
     if as_json:
-        print_json({"version": 1, "pull_requests": [row.to_json() for row in rows]})
+        from lore.team.review import memory_prs_json
+
+        print_json(memory_prs_json(rows))
         return ExitCode.OK
     out = console()
     if not rows:

@@ -68,8 +68,9 @@ def run(args: argparse.Namespace) -> int:
         return code
     if args.json:
         from lore.cli.output import print_json
+        from lore.team.sync import sync_json
 
-        print_json({"version": 1, "vaults": [result.to_json() for result in results]})
+        print_json(sync_json(results))
         return code
     from lore.cli.output import console, safe
 

@@ -49,16 +49,9 @@ def run(args: argparse.Namespace) -> int:
     states = vault_states(config)
     if args.json:
         from lore.cli.output import print_json
+        from lore.team.vault_state import vaults_json
 
-        default = config.default_vault()
-        print_json(
-            {
-                "version": 1,
-                "config": str(config.path),
-                "default": default.name if default else None,
-                "vaults": [state.to_json() for state in states],
-            }
-        )
+        print_json(vaults_json(config, states))
         return 0
     from rich.table import Table
 

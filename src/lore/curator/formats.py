@@ -18,8 +18,8 @@ from typing import Any
 from lore.curator.finding import ERROR, WARNING, Finding
 from lore.curator.run import CurateResult
 from lore.sanitize import sanitize_field
+from lore.versioned import versioned
 
-JSON_VERSION = 1
 ANNOTATION_CAP = 10  # GitHub shows at most 10 error and 10 warning annotations per step
 MAX_TABLE_ROWS = 100
 MAX_PREVIEW_CHARS = 6000
@@ -28,15 +28,16 @@ MAX_COMMENT_CHARS = 60000  # GitHub rejects comments over 65,536 characters
 
 def to_json(result: CurateResult) -> dict[str, Any]:
     """The contract of DESIGN.md section 3, plus a summary."""
-    return {
-        "version": JSON_VERSION,
-        "findings": [finding.to_json() for finding in result.findings],
-        "summary": {
-            "errors": result.errors,
-            "warnings": result.warnings,
-            "checked": len(result.checked),
-        },
-    }
+    return versioned(
+        {
+            "findings": [finding.to_json() for finding in result.findings],
+            "summary": {
+                "errors": result.errors,
+                "warnings": result.warnings,
+                "checked": len(result.checked),
+            },
+        }
+    )
 
 
 # ---- GitHub workflow commands ----

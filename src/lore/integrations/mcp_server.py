@@ -34,7 +34,7 @@ from pydantic import Field
 from lore import __version__
 from lore.errors import LoreError
 from lore.note.ids import MAX_ID_LENGTH, is_valid_id
-from lore.sanitize import sanitize_field, sanitize_text
+from lore.sanitize import sanitize_text
 from lore.vaults import VaultRef
 
 MAX_QUERY_CHARS = 500
@@ -163,7 +163,7 @@ class VaultTools:
         import json
 
         from lore.team.draft import input_from_json
-        from lore.team.proposals import start_proposal, submit
+        from lore.team.proposals import failure_json, outcome_json, start_proposal, submit
 
         fields = {
             "title": title,
@@ -186,41 +186,25 @@ class VaultTools:
             proposal = start_proposal(root, data)
         except LoreError as exc:
             raise ToolError(str(exc)) from None
-        findings = [
-            {
-                "rule": f.rule,
-                "severity": f.severity,
-                "line": f.line,
-                "message": sanitize_field(f.message),
-            }
-            for f in proposal.findings
-        ]
         blocked = bool(proposal.errors)  # curator errors, secrets among them: never forced
         try:
             outcome = submit(proposal)
         except LoreError as exc:
             status = "blocked" if blocked else "failed"  # failed: the branch and note stay
-            return {
-                "version": 1,
-                "status": status,
-                "vault": name,
-                "error": exc.message,
-                "fix": exc.fix,
-                "findings": findings,
-            }
-        return {"version": 1, **outcome.to_json(), "vault": name, "findings": findings}
+            return {**failure_json(exc, proposal, status), "vault": name}
+        return {**outcome_json(outcome, proposal.findings), "vault": name}
 
     def list_proposals(self) -> dict[str, Any]:
         """The vault's open proposals (pull requests and unfinished branches) and their
         curator status."""
-        from lore.team.proposal_list import list_proposals
+        from lore.team.proposal_list import list_proposals, proposals_json
 
         root, name = self._root()
         try:
             listed = list_proposals(root)
         except LoreError as exc:
             raise ToolError(str(exc)) from None
-        return {"version": 1, **listed.to_json(), "vault": name}
+        return proposals_json([(name, listed)])
 
     def get_note(
         self,

@@ -10,8 +10,7 @@ from typing import Any
 
 from lore.note.model import Note
 from lore.sanitize import sanitize_field, sanitize_fields, sanitize_markdown
-
-JSON_VERSION = 1
+from lore.versioned import versioned
 
 
 def _optional(value: str | None) -> str | None:
@@ -26,25 +25,26 @@ def note_json(
     commit: str | None = None,
 ) -> dict[str, Any]:
     """The note's fields and body, sanitized, with where it was read from."""
-    return {
-        "version": JSON_VERSION,
-        "id": sanitize_field(note.id),
-        "path": sanitize_field(note.path),
-        "title": sanitize_field(note.title),
-        "type": sanitize_field(note.type),
-        "tags": sanitize_fields(note.tags),
-        "confidence": sanitize_field(note.confidence),
-        "date": sanitize_field(note.date),
-        "repo": sanitize_fields(note.repo),
-        "services": sanitize_fields(note.services),
-        "files_touched": sanitize_fields(note.files_touched),
-        "author": _optional(note.author),
-        "supersedes": sanitize_fields(note.supersedes),
-        "depends_on": sanitize_fields(note.depends_on),
-        "expires": _optional(note.expires),
-        "source": _optional(note.source),
-        "active": inactive_reason is None,
-        "inactive_reason": _optional(inactive_reason),
-        "vault": {"name": _optional(vault), "commit": commit},
-        "body": sanitize_markdown(note.body),
-    }
+    return versioned(
+        {
+            "id": sanitize_field(note.id),
+            "path": sanitize_field(note.path),
+            "title": sanitize_field(note.title),
+            "type": sanitize_field(note.type),
+            "tags": sanitize_fields(note.tags),
+            "confidence": sanitize_field(note.confidence),
+            "date": sanitize_field(note.date),
+            "repo": sanitize_fields(note.repo),
+            "services": sanitize_fields(note.services),
+            "files_touched": sanitize_fields(note.files_touched),
+            "author": _optional(note.author),
+            "supersedes": sanitize_fields(note.supersedes),
+            "depends_on": sanitize_fields(note.depends_on),
+            "expires": _optional(note.expires),
+            "source": _optional(note.source),
+            "active": inactive_reason is None,
+            "inactive_reason": _optional(inactive_reason),
+            "vault": {"name": _optional(vault), "commit": commit},
+            "body": sanitize_markdown(note.body),
+        }
+    )

@@ -14,8 +14,7 @@ from lore.recall.rank import Boosts, Statistics
 from lore.recall.snippet import HIGHLIGHT
 from lore.record import Record
 from lore.sanitize import sanitize_field, sanitize_fields
-
-JSON_VERSION = 1  # of the recall envelope (DESIGN §3)
+from lore.versioned import versioned
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -251,7 +250,6 @@ def recall_json(result: MultiResult, *, explain: bool = False) -> dict[str, Any]
         for v in result.vaults
     ]
     data: dict[str, Any] = {
-        "version": JSON_VERSION,
         "query": result.query,
         "engine": result.engine,
         "repo": None if result.repo is None else sanitize_field(result.repo),
@@ -266,4 +264,4 @@ def recall_json(result: MultiResult, *, explain: bool = False) -> dict[str, Any]
         ]
     if result.notices:
         data["notices"] = [sanitize_field(notice) for notice in result.notices]
-    return data
+    return versioned(data)

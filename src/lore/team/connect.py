@@ -23,6 +23,7 @@ from lore.paths import NOTES_DIR, lore_home
 from lore.team.registry import name_from, register
 from lore.vault import gh, git
 from lore.vault.remote import RemoteError, clone, github_clone_url, parse_owner_repo
+from lore.versioned import versioned
 
 CLONE_TIMEOUT = 300.0
 
@@ -38,15 +39,17 @@ class ConnectResult:
     index: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "path": str(self.path),
-            "source": self.source,
-            "cloned": self.cloned,
-            "default": self.default,
-            "notes": self.notes,
-            "index": self.index,
-        }
+        return versioned(
+            {
+                "name": self.name,
+                "path": str(self.path),
+                "source": self.source,
+                "cloned": self.cloned,
+                "default": self.default,
+                "notes": self.notes,
+                "index": self.index,
+            }
+        )
 
 
 def is_vault_folder(root: Path) -> bool:

@@ -40,6 +40,7 @@ from lore.team.changes import ChangeSet, free_change_name, propose_change, start
 from lore.team.pr_body import LORE_LABEL
 from lore.vault import git
 from lore.vault.history import LoggedCommit, log_changes
+from lore.versioned import versioned
 
 
 @dataclass(frozen=True)
@@ -116,14 +117,15 @@ class DriftReport:
     checked: int  # active notes of this repository that name files
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "version": 1,
-            "repo": self.repo,
-            "head": self.head,
-            "since": self.since,
-            "checked": self.checked,
-            "notes": [note.to_json() for note in self.notes],
-        }
+        return versioned(
+            {
+                "repo": self.repo,
+                "head": self.head,
+                "since": self.since,
+                "checked": self.checked,
+                "notes": [note.to_json() for note in self.notes],
+            }
+        )
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from lore.vault import gh, git
 from lore.vault.remote import github_repo
 from lore.vault.repository import has_changes
 from lore.vault.worktree import worktrees
+from lore.versioned import versioned
 
 
 @dataclass
@@ -58,6 +59,13 @@ class ProposalList:
             "proposals": [row.to_json() for row in self.rows],
             "notices": self.notices,
         }
+
+
+def proposals_json(listings: list[tuple[str, ProposalList]]) -> dict[str, Any]:
+    """`lore proposals --json` and the MCP `list_proposals` tool: one entry per vault."""
+    return versioned(
+        {"vaults": [{"name": name, **listing.to_json()} for name, listing in listings]}
+    )
 
 
 def curator_status(checks: list[dict[str, Any]] | None) -> str:

@@ -23,10 +23,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from lore.curator.finding import Finding
 from lore.curator.run import curate
-from lore.errors import GitError, ProposalError, UsageError
+from lore.errors import GitError, LoreError, ProposalError, UsageError
 from lore.files import FileLock, LockTimeout, write_atomic
 from lore.note.ids import is_valid_id
 from lore.note.model import Note, is_github_handle
@@ -59,6 +60,7 @@ from lore.vault.worktree import (
     remove_worktree,
     worktrees,
 )
+from lore.versioned import versioned
 
 LOCK_FILE = "remember.lock"
 LOCK_TIMEOUT = 120.0
@@ -98,6 +100,34 @@ class Proposal:
         from lore.curator.secrets import redact, scan_secrets
 
         return redact(self.text, {match.value for match in scan_secrets(self.text)})
+
+    def draft_json(self) -> dict[str, Any]:
+        """`lore remember --dry-run --json`: the note as it would be proposed, and findings."""
+        return versioned(
+            {
+                "status": "draft",
+                "id": self.note.id,
+                "path": self.note.path,
+                "text": self.display_text,
+                "preview": self.preview,
+                "findings": [finding.to_json() for finding in self.findings],
+                "notices": self.notices,
+            }
+        )
+
+
+def outcome_json(outcome: Outcome, findings: list[Finding]) -> dict[str, Any]:
+    """A proposal made (CLI `--json` and the MCP `remember` tool): where it went, findings."""
+    return versioned({**outcome.to_json(), "findings": [finding.to_json() for finding in findings]})
+
+
+def failure_json(error: LoreError, proposal: Proposal | None, status: str) -> dict[str, Any]:
+    """A proposal not made: `blocked` (nothing committed) or `failed` (kept; `fix` says how)."""
+    data: dict[str, Any] = {"status": status, "error": error.message, "fix": error.fix}
+    if proposal is not None:
+        data["id"] = proposal.note.id
+        data["findings"] = [finding.to_json() for finding in proposal.findings]
+    return versioned(data)
 
 
 # ---- who and where ----

@@ -28,6 +28,7 @@ from lore.team.proposal_list import curator_status
 from lore.vault import gh, git
 from lore.vault.remote import NETWORK_TIMEOUT, GitHubRepo, RemoteError, github_repo
 from lore.vault.remote import fetch as fetch_remote
+from lore.versioned import versioned
 
 SIMILAR = 3
 
@@ -95,16 +96,24 @@ class Review:
         return sum(1 for finding in self.findings if finding.is_error)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "target": self.target,
-            "number": self.number,
-            "url": self.url,
-            "title": self.title,
-            "base": self.base,
-            "head": self.head,
-            "findings": [finding.to_json() for finding in self.findings],
-            "notes": [note.to_json() for note in self.notes],
-        }
+        """`lore review --json` for one pull request or branch."""
+        return versioned(
+            {
+                "target": self.target,
+                "number": self.number,
+                "url": self.url,
+                "title": self.title,
+                "base": self.base,
+                "head": self.head,
+                "findings": [finding.to_json() for finding in self.findings],
+                "notes": [note.to_json() for note in self.notes],
+            }
+        )
+
+
+def memory_prs_json(rows: list[MemoryPr]) -> dict[str, Any]:
+    """`lore review --json` without a target: the open memory pull requests."""
+    return versioned({"pull_requests": [row.to_json() for row in rows]})
 
 
 def _github(root: Path) -> GitHubRepo:

@@ -25,6 +25,7 @@ from lore.vault import gh, git
 from lore.vault.remote import RemoteError
 from lore.vault.remote import fetch as fetch_remote
 from lore.vaults import VaultRef
+from lore.versioned import versioned
 
 STATE_FILE = "sync.json"
 LOCK_FILE = "sync.lock"
@@ -290,6 +291,11 @@ def _why_blocked(
             "request and reset to the upstream).",
         )
     return None
+
+
+def sync_json(results: list[SyncResult]) -> dict[str, Any]:
+    """`lore sync --json`: one row per vault."""
+    return versioned({"vaults": [result.to_json() for result in results]})
 
 
 def sync_vaults(

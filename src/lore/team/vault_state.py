@@ -18,6 +18,7 @@ from lore.index.schema import schema_matches
 from lore.paths import index_path
 from lore.team.sync import iso_time, read_state
 from lore.vault import git
+from lore.versioned import versioned
 
 
 @dataclass
@@ -128,6 +129,18 @@ def vault_state(
     elif state.exists:
         state.index_fresh = False
     return state
+
+
+def vaults_json(config: Config, states: list[VaultState]) -> dict[str, Any]:
+    """`lore vaults --json`: the config file, the default vault, and each vault's state."""
+    default = config.default_vault()
+    return versioned(
+        {
+            "config": str(config.path),
+            "default": default.name if default else None,
+            "vaults": [state.to_json() for state in states],
+        }
+    )
 
 
 def vault_states(config: Config) -> list[VaultState]:

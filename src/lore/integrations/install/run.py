@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
+from typing import Any
 
 from lore.integrations.agents import COMMAND_RECORD
 from lore.integrations.install.agents import components
@@ -21,6 +22,7 @@ from lore.integrations.install.ledger import Ledger, digest, read_bytes
 from lore.integrations.install.ownership import Launcher
 from lore.integrations.install.transaction import InstallError, Transaction, describe
 from lore.record import Record
+from lore.versioned import versioned
 
 # Removal goes by ownership markers, whatever command lore's entries run.
 ANY_LAUNCHER = Launcher("lore", ["lore"], ["lore"])
@@ -45,6 +47,41 @@ class Status(Record):
         self.path = path
         self.label = label
         self.state = state  # installed, missing, outdated, conflict, unreadable, …
+
+
+def changes_json(verb: str, agent: str, scope: str, changes: list[Change]) -> dict[str, Any]:
+    """`lore install --json` and `lore uninstall --json`: what happened to each file."""
+    return versioned(
+        {
+            "command": verb,
+            "agent": agent,
+            "scope": scope,
+            "changes": [
+                {"path": str(c.path), "what": c.label, "action": c.action, "detail": c.detail}
+                for c in changes
+            ],
+        }
+    )
+
+
+def check_json(launcher: Launcher, rows: list[tuple[str, str, Status]]) -> dict[str, Any]:
+    """`lore install --check --json`: each agent's and scope's files and their state."""
+    return versioned(
+        {
+            "command": " ".join(launcher.argv),
+            "agent_command": launcher.text,
+            "results": [
+                {
+                    "agent": name,
+                    "scope": scope,
+                    "what": status.label,
+                    "path": str(status.path),
+                    "state": status.state,
+                }
+                for name, scope, status in rows
+            ],
+        }
+    )
 
 
 def _by_file(parts: list[Component]) -> dict[Path, list[Component]]:
