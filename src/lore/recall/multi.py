@@ -9,14 +9,14 @@ same statistics: BM25's idf of each phrase comes from all the searched vaults
 together — their notes added up, and the notes of each that contain the phrase
 added up — as if they were one vault (Elasticsearch's `dfs_query_then_fetch` does
 the same for shards). Without it, a 3-note team vault weighs its words by an idf of
-at most 0.5 and a 500-note org vault by up to 6, and the team's best answer sinks
+at most 0.74 and a 500-note org vault by up to 5.8, and the team's best answer sinks
 below every passing mention in the org vault. Fused ranks (reciprocal rank fusion)
 would not help: over vaults with no note in common they only alternate the vaults,
 whatever the quality of each one's matches. Each vault keeps its own column weights,
 boosts and length normalisation (a note against its own vault's average length).
 
 It costs one count per phrase and vault before the search, and FTS5's scores are
-corrected phrase by phrase (`engine`), so a search of several vaults is slower than
+corrected phrase by phrase (`ranker`), so a search of several vaults is slower than
 one of a single vault.
 """
 
