@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from lore.index.build import IndexUnavailable, forget_kept_index, open_index, open_index_kept
+from lore.index.build import IndexUnavailable, open_index
+from lore.index.health import integrity_problems
+from lore.index.read import forget_kept_index, open_index_kept
 from lore.index.schema import APPLICATION_ID, SCHEMA_VERSION
-from lore.index.status import integrity_problems, uncommitted_notes
+from lore.index.status import uncommitted_notes
 from lore.paths import index_path
 from lore.recall.engine import recall
 from lore.recall.model import RecallRequest
@@ -356,7 +358,7 @@ def test_kept_connection_over_a_file_overwritten_in_place_is_reopened(
     forget_kept_index()
 
 
-def test_search_that_fails_inside_the_index_falls_back_to_a_scan(
+def test_search_that_fails_inside_the_index_rebuilds_it(
     make_vault: Callable[..., Vault],
 ) -> None:
     vault = make_vault(three_notes())
@@ -366,6 +368,126 @@ def test_search_that_fails_inside_the_index_falls_back_to_a_scan(
     conn.commit()
     conn.close()
     result = recall(vault.root, RecallRequest(query="lock timeout"))
-    assert result.engine == "scan"
+    forget_kept_index()
+    assert result.engine == "fts5"
     assert [hit.id for hit in result.hits] == ["postgres--lock-timeout--2026-10-01"]
-    assert "scanned the files instead" in result.notices[0]
+    assert "has been rebuilt" in result.notices[0]
+    assert Path(f"{index_path(vault.root)}.aside").is_file()
+    conn, state = open_index(vault.root)
+    assert integrity_problems(conn) == []
+    conn.close()
+    assert state.action == "fresh"
+
+
+def _error_of(conn: sqlite3.Connection, sql: str) -> sqlite3.Error:
+    try:
+        conn.execute(sql)
+    except sqlite3.Error as exc:
+        return exc
+    raise AssertionError(f"{sql} did not fail")
+
+
+def test_every_sqlite_error_is_sorted_into_a_kind(tmp_path: Path) -> None:
+    from lore.index.health import BUG, BUSY, DAMAGED, UNSURE, UNWRITABLE, classify
+
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE VIRTUAL TABLE t USING fts5(x)")
+    # SQLite's generic error: a dropped table, or a query it cannot parse. Which one
+    # is settled by looking at the index (test_a_bad_query_is_not_taken_for_damage).
+    assert classify(_error_of(conn, "SELECT * FROM no_such_table")) == UNSURE
+    assert classify(_error_of(conn, "SELECT * FROM t WHERE t MATCH '\"unclosed'")) == UNSURE
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(b"not a database" * 300)
+    assert classify(_error_of(sqlite3.connect(garbage), "SELECT 1 FROM sqlite_master")) == DAMAGED
+    locked = tmp_path / "locked.db"
+    holder = sqlite3.connect(locked, isolation_level=None)
+    holder.execute("CREATE TABLE x (y)")
+    holder.execute("BEGIN EXCLUSIVE")
+    waiter = sqlite3.connect(locked, timeout=0)
+    assert classify(_error_of(waiter, "SELECT * FROM x")) == BUSY
+    holder.execute("ROLLBACK")
+    read_only = sqlite3.connect(f"file:{locked}?mode=ro", uri=True)
+    assert classify(_error_of(read_only, "INSERT INTO x VALUES (1)")) == UNWRITABLE
+    conn.close()
+    assert classify(_error_of(conn, "SELECT 1")) == BUG  # a closed connection: our bug
+    assert classify(OSError(28, "No space left on device")) == UNWRITABLE
+    # Python 3.10 has no error codes: the message decides.
+    for message, kind in [
+        ("database or disk is full", UNWRITABLE),
+        ("attempt to write a readonly database", UNWRITABLE),
+        ("database is locked", BUSY),
+        ("database disk image is malformed", DAMAGED),
+        ("file is not a database", DAMAGED),
+        ("no such table: notes_fts", UNSURE),
+    ]:
+        assert classify(sqlite3.OperationalError(message)) == kind, message
+
+
+def test_a_bad_query_is_not_taken_for_damage(make_vault: Callable[..., Vault]) -> None:
+    from lore.index.read import read_index
+
+    vault = make_vault(three_notes())
+    open_index(vault.root)[0].close()
+    with pytest.raises(sqlite3.OperationalError, match="unterminated string"):
+        read_index(
+            vault.root,
+            lambda conn, _: conn.execute(
+                "SELECT rowid FROM notes_fts WHERE notes_fts MATCH '\"unclosed'"
+            ).fetchall(),
+        )
+    assert not Path(f"{index_path(vault.root)}.aside").exists()  # nothing moved, nothing rebuilt
+
+
+def test_without_fts5_readers_use_the_committed_files(
+    make_vault: Callable[..., Vault], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """This Python's SQLite has FTS5, so its absence is simulated by lore's own flag."""
+    from lore.index import build
+    from lore.index.notes import get_note
+    from lore.team.stats import vault_stats
+
+    vault = make_vault(three_notes())
+    monkeypatch.setattr(build, "_FTS5", False)
+    notices: list[str] = []
+    found = get_note(vault.root, "postgres--lock-timeout--2026-10-01", notices=notices)
+    assert found is not None and found[0].title == "Migrations set a lock timeout"
+    assert notices == [
+        "SQLite with FTS5 is not available in this Python. "
+        "The notes were read from the committed files instead."
+    ]
+    assert vault_stats(vault.root).total == 3
+    assert not index_path(vault.root).exists()
+
+
+def test_index_json_is_never_empty_when_the_index_cannot_be_used(
+    make_vault: Callable[..., Vault],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import json
+
+    from lore.cli.main import main
+    from lore.index import build
+
+    vault = make_vault(three_notes())
+    monkeypatch.setattr(build, "_FTS5", False)  # simulated: this SQLite has FTS5
+    assert main(["index", "--rebuild", "--json", "--vault", str(vault.root)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["engine"], data["action"]) == ("scan", "unavailable")
+    assert "FTS5" in data["error"]
+
+
+def test_unwritable_index_folder_is_exit_2_with_the_reason(
+    make_vault: Callable[..., Vault], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from lore.cli.main import main
+
+    vault = make_vault(three_notes())
+    (vault.root / ".lore").write_text("a file where the index folder should be")
+    assert main(["index", "--rebuild", "--json", "--vault", str(vault.root)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith(f"lore: Cannot write the index at {index_path(vault.root)}: ")
+    assert "is a file, not a folder" in err
+    assert main(["show", "postgres--lock-timeout--2026-10-01", "--vault", str(vault.root)]) == 0
+    assert "Migrations set a lock timeout" in capsys.readouterr().out

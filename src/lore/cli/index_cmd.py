@@ -17,13 +17,14 @@ def register(sub: Any, name: str, help_text: str) -> None:
         description="Bring the vault's local index up to date and show its state: notes, "
         "the commit it reflects, notes that could not be read, and local edits that are "
         "not served because they are not committed. The index lives in <vault>/.lore/ "
-        "and can be deleted at any time.",
+        "and can be deleted at any time; a damaged one is moved aside and rebuilt.",
     )
     parser.add_argument("--rebuild", action="store_true", help="rebuild the index from scratch")
     parser.add_argument(
         "--check",
         action="store_true",
-        help="run SQLite's and FTS5's integrity checks; exit 1 if they fail",
+        help="run SQLite's and FTS5's full integrity checks on the index as it is, "
+        "without repairing it; exit 1 if they fail",
     )
     parser.add_argument("--json", action="store_true", help="print the state as JSON")
     add_vault_option(parser)
@@ -31,27 +32,53 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.cli.output import DelayedProgress
-    from lore.index.build import IndexUnavailable, open_index
-    from lore.index.status import index_report, integrity_problems
+    from lore.cli.output import DelayedProgress, notice
+    from lore.index.build import IndexUnavailable, IndexUnwritable, open_index
+    from lore.index.health import inspect_index, integrity_problems
+    from lore.index.status import index_report
+    from lore.paths import index_path
     from lore.vaults import one_vault
 
     vault = one_vault(args.vault)
+    checked_sound = False
+    if args.check and not args.rebuild:
+        # The file as it is: --check reports damage and leaves the file alone.
+        health = inspect_index(index_path(vault.root))
+        if health.damaged:
+            _show_damage(str(vault.root), str(health.path), health.problems, args.json)
+            return ExitCode.PROBLEMS_FOUND
+        checked_sound = health.state == "sound"
     progress = DelayedProgress("Indexing notes")
     try:
         conn, state = open_index(vault.root, rebuild=args.rebuild, progress=progress)
+    except IndexUnwritable:
+        raise  # exit 2 with the message: nothing was built, nothing to show
     except IndexUnavailable as exc:
-        from lore.cli.output import notice
-
         notice(f"{exc} Recall will scan the files instead (engine: scan).")
+        if args.json:
+            from lore.cli.output import print_json
+
+            print_json(
+                {
+                    "version": 1,
+                    "vault": str(vault.root),
+                    "index": str(index_path(vault.root)),
+                    "engine": "scan",
+                    "action": "unavailable",
+                    "error": exc.message,
+                }
+            )
         return ExitCode.PROBLEMS_FOUND if args.check else ExitCode.OK
     finally:
         progress.close()
     try:
         report = index_report(vault.root, conn, state)
-        problems = integrity_problems(conn) if args.check else []
+        fresh_and_checked = checked_sound and state.action == "fresh"
+        problems = integrity_problems(conn) if args.check and not fresh_and_checked else []
     finally:
         conn.close()
+    if state.healed:
+        notice(state.healed)
     if args.json:
         from lore.cli.output import print_json
 
@@ -62,6 +89,38 @@ def run(args: argparse.Namespace) -> int:
     else:
         _show(report, problems, args.check)
     return ExitCode.PROBLEMS_FOUND if problems else ExitCode.OK
+
+
+REBUILD_ADVICE = (
+    "The index is a cache of the committed notes, so no note is lost: run "
+    "`lore index --rebuild` to move it aside and build it again."
+)
+
+
+def _show_damage(vault: str, index: str, problems: list[str], as_json: bool) -> None:
+    if as_json:
+        from lore.cli.output import print_json
+
+        print_json(
+            {
+                "version": 1,
+                "vault": vault,
+                "index": index,
+                "action": "checked",
+                "integrity": problems,
+                "fix": REBUILD_ADVICE,
+            }
+        )
+        return
+    from lore.cli.output import console, safe
+
+    out = console()
+    out.print(f"[bold]Vault[/]      {safe(vault)}")
+    out.print(f"[bold]Index[/]      {safe(index)}")
+    out.print("[red]Integrity check failed:[/]")
+    for problem in problems:
+        out.print(f"  {safe(problem)}")
+    out.print(REBUILD_ADVICE)
 
 
 def _show(report: Any, problems: list[str], checked: bool) -> None:
@@ -111,6 +170,6 @@ def _show(report: Any, problems: list[str], checked: bool) -> None:
             out.print("[red]Integrity check failed:[/]")
             for problem in problems:
                 out.print(f"  {safe(problem)}")
-            out.print("Run `lore index --rebuild` to rebuild it.")
+            out.print(REBUILD_ADVICE)
         else:
             out.print("[green]Integrity check passed.[/]")

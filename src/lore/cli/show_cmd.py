@@ -44,7 +44,13 @@ def run(args: argparse.Namespace) -> int:
             f"'{note_id[:80]}' is not a note id.", fix="Ids look like scope--topic--2026-11-02."
         )
     vault = one_vault(args.vault)
-    found = get_note(vault.root, note_id)
+    notices: list[str] = []  # the index was rebuilt, or read from the files instead
+    found = get_note(vault.root, note_id, notices=notices)
+    if notices:
+        from lore.cli.output import notice
+
+        for text in notices:
+            notice(text)
     if found is None:
         close = similar_ids(vault.root, note_id)
         hint = f"Did you mean {close[0]}?" if close else "Find it with `lore recall WORDS`."

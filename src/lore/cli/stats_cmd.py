@@ -45,6 +45,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--weeks must be between 1 and 520.")
     vault = one_vault(args.vault)
     stats = vault_stats(vault.root, weeks=args.weeks)
+    if stats.notices:
+        from lore.cli.output import notice
+
+        for text in stats.notices:
+            notice(text)
     if args.json:
         from lore.cli.output import print_json
 

@@ -1,56 +1,84 @@
-"""Keep `<vault>/.lore/index.db` in step with the vault: open, check, update or rebuild.
+"""Keep `<vault>/.lore/index.db` in step with the vault: open, check, update, rebuild, heal.
 
-`open_index` is what every reader calls. When the index already reflects the
-vault's HEAD (and statuses were computed today) it costs one file read of HEAD and
-three small queries. Otherwise it takes the index lock, re-checks (another process
-may have just done the work), then brings the index up to date: from `git diff` of
-the indexed commit and HEAD when it can, by a full rebuild when it cannot. A
-missing, corrupt, foreign or old-schema index is rebuilt. Rebuilds happen in place
-inside one `BEGIN IMMEDIATE` transaction, so a reader with the database open never
-sees a swapped file or a half-built index.
+`open_index` is what writers call; readers go through `lore.index.read.read_index`,
+which uses it. When the index already reflects the vault's HEAD (and
+statuses were computed today) opening it costs one file read of HEAD and a few small
+queries. Otherwise it takes the index lock, re-checks (another process may have just
+done the work), then brings the index up to date (`lore.index.fill`): from `git diff`
+of the indexed commit and HEAD when it can, by a full rebuild when it cannot.
+Rebuilds happen in place inside one `BEGIN IMMEDIATE` transaction, so a reader with
+the database open never sees a half-built index.
+
+The index is a cache, so trouble with it is never fatal (`lore.index.health` sorts
+every SQLite error into a kind): a damaged file — found when opening it, or by a
+read that meets a bad page (`heal_index`) — is moved aside and rebuilt; an index
+that cannot be written (full disk, read-only folder) raises `IndexUnwritable`.
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 
 from lore import clock
 from lore.errors import LoreError
 from lore.files import FileLock, LockTimeout
-from lore.index.schema import FTS_COLUMNS, create_schema, schema_matches
-from lore.note.status import Links, compute_status
+from lore.index.fill import INSERT_NOTE, fill_index, note_row, read_meta, refresh_statuses, set_meta
+from lore.index.health import (
+    BUG,
+    BUSY,
+    DAMAGED,
+    SUFFIXES,
+    UNSURE,
+    UNWRITABLE,
+    classify,
+    connect_existing,
+    describe,
+    file_problem,
+    move_aside,
+    why_unwritable,
+)
+from lore.index.schema import (
+    APPLICATION_ID,
+    SCHEMA_VERSION,
+    create_schema,
+    missing_tables,
+    schema_matches,
+)
 from lore.paths import INDEX_DIR, index_path
 from lore.record import Record
-from lore.vault.snapshot import (
-    Snapshot,
-    changed_notes,
-    current_version,
-    files_digest,
-    list_notes,
-    read_notes,
-    read_vault_file,
-    scan_files,
-    take_snapshot,
-)
+from lore.vault.snapshot import current_version, files_digest, scan_files
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any
 
 Progress = Callable[[int, int], None]
 BUSY_TIMEOUT_MS = 10_000
+NO_FTS5 = "SQLite with FTS5 is not available in this Python."
 
 
 class IndexUnavailable(LoreError):
-    """SQLite or FTS5 cannot be used here; callers fall back to scanning the files."""
+    """The index cannot be used here; callers read the committed files instead."""
+
+
+class IndexUnwritable(IndexUnavailable):
+    """The index cannot be written: a full disk, a read-only folder, no permission."""
+
+    def __init__(self, path: Path, reason: str, fix: str | None = None) -> None:
+        super().__init__(
+            f"Cannot write the index at {path}: {reason.rstrip('.')}.",
+            fix=fix
+            or "Free some disk space or make the folder writable; until then lore reads "
+            "the committed notes from the files, more slowly.",
+        )
 
 
 class IndexState(Record):
-    __slots__ = ("action", "changed", "kind", "notes", "seconds", "skipped", "version")
+    __slots__ = ("action", "changed", "healed", "kind", "notes", "seconds", "skipped", "version")
 
     def __init__(
         self,
@@ -62,22 +90,28 @@ class IndexState(Record):
         *,
         changed: int = 0,
         seconds: float = 0.0,
+        healed: str = "",
     ) -> None:
-        self.action = action  # "fresh", "updated", "rebuilt", "statuses"
+        self.action = action  # "fresh", "updated", "rebuilt", "statuses"; "files" in memory
         self.version = version
         self.kind = kind  # "git" or "files"
         self.notes = notes
         self.skipped = skipped
         self.changed = changed
         self.seconds = seconds
+        self.healed = healed  # why a damaged index was moved aside and rebuilt, or ""
 
 
 def today_iso() -> str:
     return clock.today().isoformat()
 
 
-def connect(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+def connect(path: Path, *, create: bool = False) -> sqlite3.Connection:
+    """A connection to the index file; only the build (under the lock) may create it."""
+    if create:
+        conn = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+    else:
+        conn = connect_existing(path, timeout=BUSY_TIMEOUT_MS / 1000)
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     # The index is a cache that can be rebuilt: durability across power loss is not
     # worth an fsync per transaction (WAL keeps it consistent either way).
@@ -85,28 +119,67 @@ def connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def read_meta(conn: sqlite3.Connection) -> dict[str, str]:
-    return dict(conn.execute("SELECT key, value FROM meta").fetchall())
+class _Found(Record):
+    """What `_open_sound` found: a sound index's connection, or the kind of trouble."""
+
+    __slots__ = ("conn", "trouble", "why")
+
+    def __init__(self, conn: sqlite3.Connection | None, trouble: str = "", why: str = "") -> None:
+        self.conn = conn
+        self.trouble = trouble  # "", "missing", "old", or a health kind (DAMAGED, ...)
+        self.why = why
 
 
-def _open_valid(path: Path) -> sqlite3.Connection | None:
-    """A connection to a usable index of ours, or None (missing, corrupt, foreign, old)."""
+def _open_sound(path: Path) -> _Found:
+    """A connection to a sound, current index of ours, or why there is none."""
+    problem = file_problem(path)
+    if problem is not None:
+        return _Found(None, DAMAGED, problem)
     if not path.exists():
-        return None
+        return _Found(None, "missing")
     try:
         conn = connect(path)
-    except sqlite3.Error:
-        return None
+    except sqlite3.Error as exc:
+        return _Found(None, error_kind(exc), describe(exc))
     try:
         if schema_matches(conn):
-            return conn
-    except sqlite3.Error:
-        pass
+            return _Found(conn)
+        ours = conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        missing = missing_tables(conn)
+    except sqlite3.Error as exc:
+        conn.close()
+        return _Found(None, error_kind(exc), describe(exc))
     conn.close()
-    return None
+    if ours and version != SCHEMA_VERSION:
+        return _Found(None, "old")
+    if not ours:
+        return _Found(None, DAMAGED, "it is not a lore index")
+    if missing:
+        return _Found(None, DAMAGED, f"missing table(s): {', '.join(missing)}")
+    return _Found(None, DAMAGED, "its meta table has no schema row")
 
 
-def _is_fresh(conn: sqlite3.Connection, root: Path, today: str) -> bool:
+def error_kind(exc: sqlite3.Error, path: Path | None = None) -> str:
+    """`classify`, with an unsure error settled by looking at the file; a bug is raised.
+
+    Without `path` (errors from lore's own checks of the file) unsure means damaged.
+    """
+    kind = classify(exc)
+    if kind == UNSURE:
+        if path is None:
+            return DAMAGED
+        found = _open_sound(path)
+        if found.conn is None:
+            return DAMAGED
+        found.conn.close()
+        kind = BUG  # the file is whole: the statement was at fault
+    if kind == BUG:
+        raise exc
+    return kind
+
+
+def is_fresh(conn: sqlite3.Connection, root: Path, today: str) -> bool:
     meta = read_meta(conn)
     if meta.get("status_date") != today:
         return False
@@ -123,90 +196,206 @@ def open_index(
     progress: Progress | None = None,
     lock_timeout: float = 30.0,
 ) -> tuple[sqlite3.Connection, IndexState]:
-    """An up-to-date index connection for the vault at `root` and what it took."""
-    if not _fts5_usable():
-        raise IndexUnavailable("SQLite with FTS5 is not available in this Python.")
+    """An up-to-date index connection for the vault at `root` and what it took.
+
+    A damaged index is moved aside and rebuilt. Raises `IndexUnwritable` when the
+    index cannot be written, `IndexUnavailable` when it cannot be used otherwise.
+    """
+    if not fts5_usable():
+        raise IndexUnavailable(NO_FTS5)
     path = index_path(root)
     today = today_iso()
     if not rebuild:
-        conn = _open_valid(path)
+        conn = _open_sound(path).conn
         if conn is not None:
             try:
-                if _is_fresh(conn, root, today):
-                    return conn, _state(conn, "fresh", 0, 0.0)
+                if is_fresh(conn, root, today):
+                    return conn, index_state(conn, "fresh", 0, 0.0)
             except sqlite3.Error:
-                pass
+                pass  # looked at again under the lock
             conn.close()
+    return _under_lock(
+        root, path, lock_timeout=lock_timeout, rebuild=rebuild, progress=progress, damaged=None
+    )
+
+
+def _under_lock(
+    root: Path,
+    path: Path,
+    *,
+    lock_timeout: float,
+    rebuild: bool,
+    progress: Progress | None,
+    damaged: tuple[tuple[int, int] | None, str] | None,
+) -> tuple[sqlite3.Connection, IndexState]:
+    lock = FileLock(path.parent / "index.lock", timeout=lock_timeout)
     try:
+        if path.parent.exists() and not path.parent.is_dir():
+            raise IndexUnwritable(
+                path,
+                f"{path.parent} is a file, not a folder",
+                fix="Move that file away (lore creates the folder); until then lore reads "
+                "the committed notes from the files, more slowly.",
+            )
         path.parent.mkdir(parents=True, exist_ok=True)
         _ensure_gitignored(root)
-        with FileLock(path.parent / "index.lock", timeout=lock_timeout):
-            return _update_locked(root, path, today, rebuild, progress)
+        lock.acquire()
     except LockTimeout:
-        conn = _open_valid(path)
+        conn = _open_sound(path).conn
         if conn is not None:  # serve the last index rather than wait longer
-            return conn, _state(conn, "fresh", 0, 0.0)
+            return conn, index_state(conn, "fresh", 0, 0.0)
         raise IndexUnavailable(
-            f"another lore process is building the index at {path}; try again shortly."
+            f"Another lore process is building the index at {path}; try again shortly."
         ) from None
     except OSError as exc:
-        raise IndexUnavailable(
-            f"cannot write the index at {path}: {exc.strerror or exc}."
-        ) from None
-
-
-_KEPT: dict[int, tuple[str, sqlite3.Connection, tuple[int, int]]] = {}
-MAX_KEPT = 8  # threads whose connection is kept; past that the oldest is let go
-
-
-def open_index_kept(root: Path) -> tuple[sqlite3.Connection, IndexState]:
-    """`open_index` for a process that recalls again and again, like the MCP server.
-
-    The connection stays open for the calling thread's next call, which reuses it (and
-    the pages SQLite has cached) while it is the same index file and that index is
-    still fresh; otherwise it is closed and `open_index` runs as usual. The caller must
-    not close it. A connection belongs to the thread that opened it, so each thread
-    keeps its own.
-    """
-    from _thread import get_ident  # `threading` would cost a millisecond at start-up
-
-    thread = get_ident()
-    kept = _KEPT.pop(thread, None)
-    if kept is not None:
-        kept_root, conn, file_id = kept
-        try:
-            if (
-                kept_root == str(root)
-                and _file_id(index_path(root)) == file_id
-                and _is_fresh(conn, root, today_iso())
-            ):
-                _KEPT[thread] = kept
-                return conn, _state(conn, "fresh", 0, 0.0)
-        except (OSError, sqlite3.Error):
-            pass
-        conn.close()
-    conn, state = open_index(root)
+        raise IndexUnwritable(path, why_unwritable(path.parent, describe(exc))) from None
     try:
-        _KEPT[thread] = (str(root), conn, _file_id(index_path(root)))
-    except OSError:
-        return conn, state  # not kept: the next call opens it again
-    while len(_KEPT) > MAX_KEPT:  # another thread's, opened longest ago; closed when collected
-        del _KEPT[next(iter(_KEPT))]
-    return conn, state
+        return _update_locked(
+            root, path, today=today_iso(), rebuild=rebuild, progress=progress, damaged=damaged
+        )
+    except OSError as exc:  # moving a damaged file aside
+        raise IndexUnwritable(path, why_unwritable(path.parent, describe(exc))) from None
+    finally:
+        lock.release()
 
 
-def forget_kept_index() -> None:
-    """Close the calling thread's kept connection, so the next call opens the index afresh."""
-    from _thread import get_ident
+def _update_locked(
+    root: Path,
+    path: Path,
+    *,
+    today: str,
+    rebuild: bool,
+    progress: Progress | None,
+    damaged: tuple[tuple[int, int] | None, str] | None,
+) -> tuple[sqlite3.Connection, IndexState]:
+    started = time.perf_counter()
+    found = _open_sound(path)
+    conn = found.conn
+    if conn is not None and damaged is not None and damaged[0] in (None, file_id(path)):
+        conn.close()  # a reader met damage in this very file: it goes
+        conn, found = None, _Found(None, DAMAGED, damaged[1])
+    healed = ""
+    if conn is None:
+        if found.trouble in (UNWRITABLE, BUSY):
+            raise unavailable(found.trouble, found.why, path)
+        if found.trouble == DAMAGED:
+            healed = _move_aside(path, found.why)
+        conn = _create(path, found.trouble == "old")
+        rebuild = True
+    elif not rebuild and is_fresh(conn, root, today):
+        return conn, index_state(conn, "fresh", 0, 0.0)
+    try:
+        action, changed = fill_index(conn, root, today, rebuild=rebuild, progress=progress)
+    except sqlite3.Error as exc:
+        conn.close()
+        kind = error_kind(exc, path)
+        if kind != DAMAGED or healed:
+            raise unavailable(kind, describe(exc), path) from None
+        healed = _move_aside(path, describe(exc))
+        conn = _create(path, False)
+        try:
+            action, changed = fill_index(conn, root, today, rebuild=True, progress=progress)
+        except sqlite3.Error as again:
+            conn.close()
+            raise unavailable(error_kind(again, path), describe(again), path) from None
+    return conn, index_state(conn, action, changed, time.perf_counter() - started, healed)
 
-    kept = _KEPT.pop(get_ident(), None)
-    if kept is not None:
-        kept[1].close()
+
+def heal_index(root: Path, seen: tuple[int, int] | None, why: str) -> str:
+    """Move aside the damaged index a reader met (`seen`: its file id) and rebuild it.
+
+    Under the lock; when the file is no longer the one the reader saw, another
+    process has healed it already and nothing is done. Returns the notice, or "".
+    """
+    if not fts5_usable():
+        raise IndexUnavailable(NO_FTS5)
+    conn, state = _under_lock(
+        root,
+        index_path(root),
+        lock_timeout=30.0,
+        rebuild=False,
+        progress=None,
+        damaged=(seen, why),
+    )
+    conn.close()
+    return state.healed
 
 
-def _file_id(path: Path) -> tuple[int, int]:
+def _move_aside(path: Path, why: str) -> str:
+    aside = move_aside(path)
+    return (
+        f"The index was damaged ({why}) and has been rebuilt from the notes; the damaged "
+        f"file is kept as {INDEX_DIR}/{aside.name}."
+    )
+
+
+def unavailable(kind: str, why: str, path: Path) -> IndexUnavailable:
+    if kind == UNWRITABLE:
+        return IndexUnwritable(path, why_unwritable(path.parent, why))
+    if kind == BUSY:
+        return IndexUnavailable(f"The index at {path} is busy ({why}); try again shortly.")
+    return IndexUnavailable(f"The index at {path} could not be rebuilt ({why}).")
+
+
+def _create(path: Path, in_place: bool) -> sqlite3.Connection:
+    """An empty index with our schema. `in_place`: over an older lore's index in the file.
+
+    A new file that could not be set up (a full disk) is removed again, so that the
+    next command does not take it for a damaged index.
+    """
+    try:
+        return _create_schema(path)
+    except sqlite3.Error as exc:
+        kind = error_kind(exc)
+        if kind != DAMAGED or not in_place:
+            if not in_place:
+                _remove(path)
+            raise unavailable(kind, describe(exc), path) from None
+    move_aside(path)  # an older index that cannot even be emptied
+    try:
+        return _create_schema(path)
+    except sqlite3.Error as exc:
+        _remove(path)
+        raise unavailable(error_kind(exc), describe(exc), path) from None
+
+
+def _remove(path: Path) -> None:
+    import contextlib  # off the recall path: only after a failed first build
+
+    for suffix in SUFFIXES:
+        with contextlib.suppress(OSError):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+def _create_schema(path: Path) -> sqlite3.Connection:
+    conn = connect(path, create=True)
+    try:
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("BEGIN IMMEDIATE")
+        create_schema(conn)
+        conn.execute("INSERT INTO meta(key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            import contextlib  # off the recall path: only on a failed write
+
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+        conn.close()
+        raise
+    return conn
+
+
+def file_id(path: Path) -> tuple[int, int]:
     stat = path.stat()
     return stat.st_dev, stat.st_ino
+
+
+def file_id_or_none(path: Path) -> tuple[int, int] | None:
+    try:
+        return file_id(path)
+    except OSError:
+        return None
 
 
 def _ensure_gitignored(root: Path) -> None:
@@ -219,7 +408,7 @@ def _ensure_gitignored(root: Path) -> None:
 _FTS5: bool | None = None
 
 
-def _fts5_usable() -> bool:
+def fts5_usable() -> bool:
     global _FTS5  # noqa: PLW0603 - computed once per process
     if _FTS5 is None:
         from lore.index.schema import fts5_available
@@ -228,279 +417,9 @@ def _fts5_usable() -> bool:
     return _FTS5
 
 
-def _update_locked(
-    root: Path, path: Path, today: str, rebuild: bool, progress: Progress | None
-) -> tuple[sqlite3.Connection, IndexState]:
-    started = time.perf_counter()
-    conn = _open_valid(path)
-    if conn is None:
-        conn = _create(path)
-        rebuild = True
-    elif not rebuild and _is_fresh(conn, root, today):
-        return conn, _state(conn, "fresh", 0, 0.0)
-
-    snapshot = take_snapshot(root)
-    meta = read_meta(conn)
-    try:
-        conn.execute("BEGIN IMMEDIATE")
-        if rebuild or meta.get("kind") != snapshot.kind:
-            action, changed = "rebuilt", _rebuild(conn, root, snapshot, progress)
-        elif meta.get("version") == snapshot.version:
-            action, changed = "statuses", 0
-        else:
-            action, changed = _update(conn, root, snapshot, meta.get("version", ""), progress)
-        _store_vault_files(conn, root, snapshot)
-        _refresh_statuses(conn, today)
-        notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
-        skipped = conn.execute("SELECT count(*) FROM skipped").fetchone()[0]
-        _set_meta(conn, {"notes": str(notes), "skipped": str(skipped)})
-        _set_meta(
-            conn,
-            {
-                "kind": snapshot.kind,
-                "version": snapshot.version,
-                "status_date": today,
-                "built_at": str(int(time.time())),
-            },
-        )
-        conn.execute("COMMIT")
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
-    return conn, _state(conn, action, changed, time.perf_counter() - started)
-
-
-def _create(path: Path) -> sqlite3.Connection:
-    """A fresh schema in place; a file SQLite cannot read at all is replaced."""
-    try:
-        conn = connect(path)
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("BEGIN IMMEDIATE")
-        create_schema(conn)
-        conn.execute(
-            "INSERT INTO meta(key, value) VALUES ('schema', ?)",
-            (str(conn.execute("PRAGMA user_version").fetchone()[0]),),
-        )
-        conn.execute("COMMIT")
-        return conn
-    except sqlite3.DatabaseError:
-        # Not a database at all (corrupt or some other file): under the lock, nobody
-        # else is writing it, so remove it with its WAL and start again.
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            Path(f"{path}{suffix}").unlink(missing_ok=True)
-        conn = connect(path)
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("BEGIN IMMEDIATE")
-        create_schema(conn)
-        conn.execute("INSERT INTO meta(key, value) VALUES ('schema', '1')")
-        conn.execute("COMMIT")
-        return conn
-
-
-def _set_meta(conn: sqlite3.Connection, values: dict[str, str]) -> None:
-    conn.executemany(
-        "INSERT INTO meta(key, value) VALUES (?, ?) "
-        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-        list(values.items()),
-    )
-
-
-def _rebuild(
-    conn: sqlite3.Connection, root: Path, snapshot: Snapshot, progress: Progress | None
-) -> int:
-    conn.execute("INSERT INTO notes_fts(notes_fts) VALUES ('delete-all')")
-    conn.execute("DELETE FROM notes")
-    conn.execute("DELETE FROM skipped")
-    notes = list_notes(root, snapshot)
-    _insert_notes(conn, root, snapshot, notes, progress, fts=False)
-    conn.execute("INSERT INTO notes_fts(notes_fts) VALUES ('rebuild')")
-    conn.execute("INSERT INTO notes_fts(notes_fts) VALUES ('optimize')")
-    return len(notes)
-
-
-def _update(
-    conn: sqlite3.Connection,
-    root: Path,
-    snapshot: Snapshot,
-    old_version: str,
-    progress: Progress | None,
-) -> tuple[str, int]:
-    changes: dict[str, str | None] | None
-    if snapshot.kind == "git":
-        changes = changed_notes(root, old_version, snapshot)
-        if changes is None:
-            return "rebuilt", _rebuild(conn, root, snapshot, progress)
-    else:
-        current = snapshot.files or {}
-        known = dict(conn.execute("SELECT path, signature FROM notes").fetchall())
-        known.update(conn.execute("SELECT path, signature FROM skipped").fetchall())
-        changes = {
-            path: current.get(path)
-            for path in set(current) | set(known)
-            if current.get(path) != known.get(path)
-        }
-    _delete_paths(conn, sorted(changes))
-    present = {path: sig for path, sig in changes.items() if sig is not None}
-    _insert_notes(conn, root, snapshot, present, progress, fts=True)
-    return "updated", len(changes)
-
-
-def _delete_paths(conn: sqlite3.Connection, paths: Iterable[str]) -> None:
-    columns = ", ".join(FTS_COLUMNS)
-    for path in paths:
-        conn.execute(
-            f"INSERT INTO notes_fts(notes_fts, rowid, {columns}) "
-            f"SELECT 'delete', rowid, {columns} FROM notes WHERE path = ?",
-            (path,),
-        )
-        conn.execute("DELETE FROM notes WHERE path = ?", (path,))
-        conn.execute("DELETE FROM skipped WHERE path = ?", (path,))
-
-
-_INSERT = (
-    "INSERT INTO notes (id, path, title, type, tags, tag_list, confidence, date, repo, "
-    "services, files_touched, author, supersedes, depends_on, expires, source, summary, "
-    "body, signature) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-
-
-def _insert_notes(
-    conn: sqlite3.Connection,
-    root: Path,
-    snapshot: Snapshot,
-    wanted: dict[str, str],
-    progress: Progress | None,
-    *,
-    fts: bool,
-) -> None:
-    from lore.errors import NoteError
-    from lore.note.parse import parse_note
-
-    paths = sorted(wanted)
-    total = len(paths)
-    done = 0
-    batch = 2000
-    for start in range(0, total, batch):
-        chunk = paths[start : start + batch]
-        contents = read_notes(root, snapshot, {path: wanted[path] for path in chunk})
-        for path in chunk:
-            if path not in contents:
-                continue
-            signature, raw = contents[path]
-            try:
-                note = parse_note(raw, path)
-            except NoteError as exc:
-                conn.execute(
-                    "INSERT OR REPLACE INTO skipped(path, signature, problem) VALUES (?, ?, ?)",
-                    (path, signature, str(exc)),
-                )
-                continue
-            try:
-                cursor = conn.execute(_INSERT, _row(note, signature))
-            except sqlite3.IntegrityError:
-                existing = conn.execute("SELECT path FROM notes WHERE id = ?", (note.id,))
-                conn.execute(
-                    "INSERT OR REPLACE INTO skipped(path, signature, problem) VALUES (?, ?, ?)",
-                    (
-                        path,
-                        signature,
-                        f"{path}: the id '{note.id}' is already used by "
-                        f"{existing.fetchone()[0]}. Rename one of them.",
-                    ),
-                )
-                continue
-            if fts:
-                conn.execute(
-                    "INSERT INTO notes_fts(rowid, title, tags, body, files_touched) "
-                    "SELECT rowid, title, tags, body, files_touched FROM notes WHERE rowid = ?",
-                    (cursor.lastrowid,),
-                )
-        done += len(chunk)
-        if progress is not None:
-            progress(done, total)
-
-
-def _row(note: Any, signature: str) -> tuple[Any, ...]:
-    tag_words = " ".join(tag.split("/", 1)[-1] for tag in note.tags)
-    return (
-        note.id,
-        note.path,
-        note.title,
-        note.type,
-        tag_words,
-        json.dumps(list(note.tags)),
-        note.confidence,
-        note.date,
-        json.dumps(list(note.repo)),
-        json.dumps(list(note.services)),
-        "\n".join(note.files_touched),
-        note.author,
-        json.dumps(list(note.supersedes)),
-        json.dumps(list(note.depends_on)),
-        note.expires,
-        note.source,
-        note.summary,
-        note.body,
-        signature,
-    )
-
-
-def _store_vault_files(conn: sqlite3.Connection, root: Path, snapshot: Snapshot) -> None:
-    """Taxonomy aliases and recall settings, so that recall never parses a file."""
-    from lore.taxonomy import parse_taxonomy
-    from lore.vault.settings import parse_settings, recall_settings
-
-    taxonomy_text = read_vault_file(root, snapshot, "_taxonomy.md")
-    aliases: dict[str, list[str]] = {}
-    if taxonomy_text:
-        taxonomy = parse_taxonomy(taxonomy_text)
-        aliases = taxonomy.alias_map()
-    try:
-        settings = parse_settings(read_vault_file(root, snapshot, "lore.toml"))
-        settings_problem = ""
-    except LoreError as exc:
-        settings = parse_settings(None)
-        settings_problem = str(exc)
-    _set_meta(
-        conn,
-        {
-            "aliases": json.dumps(aliases, sort_keys=True),
-            "recall_settings": json.dumps(recall_settings(settings), sort_keys=True),
-            "settings": json.dumps(settings, sort_keys=True),
-            "settings_problem": settings_problem,
-        },
-    )
-
-
-def _refresh_statuses(conn: sqlite3.Connection, today: str) -> None:
-    """Recompute active/inactive for every note that links or expires (the rest are active)."""
-    rows = conn.execute(
-        "SELECT id, supersedes, depends_on, expires FROM notes "
-        "WHERE supersedes != '[]' OR depends_on != '[]' OR expires IS NOT NULL OR active = 0"
-    ).fetchall()
-    links = {
-        row[0]: Links(row[0], tuple(json.loads(row[1])), tuple(json.loads(row[2])), row[3])
-        for row in rows
-    }
-    referenced = {t for link in links.values() for t in (*link.supersedes, *link.depends_on)}
-    missing = sorted(referenced - set(links))
-    for start in range(0, len(missing), 500):
-        chunk = missing[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        for (nid,) in conn.execute(f"SELECT id FROM notes WHERE id IN ({marks})", chunk):
-            links[nid] = Links(nid)
-    statuses = compute_status(links.values(), today)
-    conn.execute(
-        "UPDATE notes SET active = 1, inactive_reason = NULL, superseded_by = NULL WHERE active = 0"
-    )
-    conn.executemany(
-        "UPDATE notes SET active = 0, inactive_reason = ?, superseded_by = ? WHERE id = ?",
-        [(s.reason, s.superseded_by, nid) for nid, s in statuses.items()],
-    )
-
-
-def _state(conn: sqlite3.Connection, action: str, changed: int, seconds: float) -> IndexState:
+def index_state(
+    conn: sqlite3.Connection, action: str, changed: int, seconds: float, healed: str = ""
+) -> IndexState:
     """The index's state; the counts come from the meta rows written with every update."""
     meta = read_meta(conn)
     return IndexState(
@@ -511,6 +430,7 @@ def _state(conn: sqlite3.Connection, action: str, changed: int, seconds: float) 
         skipped=int(meta.get("skipped", "0")),
         changed=changed,
         seconds=seconds,
+        healed=healed,
     )
 
 
@@ -522,18 +442,20 @@ def index_in_memory(
     Same schema, ranking settings (the defaults) and statuses as a vault's index, so
     `recall_in_index` answers from it as it would from the vault.
     """
+    import json
+
     from lore.vault.settings import defaults, recall_settings
 
     conn = sqlite3.connect(":memory:", isolation_level=None)
     create_schema(conn)
-    conn.executemany(_INSERT, [_row(note, "") for note in notes])
+    conn.executemany(INSERT_NOTE, [note_row(note, "") for note in notes])
     conn.execute("INSERT INTO notes_fts(notes_fts) VALUES ('rebuild')")
-    _set_meta(
+    set_meta(
         conn,
         {
             "aliases": json.dumps(aliases, sort_keys=True),
             "recall_settings": json.dumps(recall_settings(defaults()), sort_keys=True),
         },
     )
-    _refresh_statuses(conn, today)
+    refresh_statuses(conn, today)
     return conn

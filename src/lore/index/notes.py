@@ -1,27 +1,39 @@
-"""Read whole notes back from the index (the committed state), by id."""
+"""Read whole notes back from the index (the committed state), by id.
+
+Through `read_index`, like every reader: a damaged index is rebuilt first, and an
+index that cannot be written is replaced by one of the committed files in memory.
+"""
 
 from __future__ import annotations
 
 import difflib
 import json
+import sqlite3
 from pathlib import Path
 
-from lore.index.build import open_index
+from lore.index.build import IndexState
+from lore.index.read import read_index
 from lore.note.model import Note
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-def get_note(root: Path, note_id: str) -> tuple[Note, str | None] | None:
+_COLUMNS = (
+    "id, path, title, type, tag_list, confidence, date, repo, services, files_touched, "
+    "author, supersedes, depends_on, expires, source, body, inactive_reason"
+)
+
+
+def get_note(
+    root: Path, note_id: str, *, notices: list[str] | None = None
+) -> tuple[Note, str | None] | None:
     """The note and why it is inactive (None when active), or None if there is no such id."""
-    conn, _ = open_index(root)
-    try:
-        row = conn.execute(
-            "SELECT id, path, title, type, tag_list, confidence, date, repo, services, "
-            "files_touched, author, supersedes, depends_on, expires, source, body, "
-            "inactive_reason FROM notes WHERE id = ?",
-            (note_id,),
-        ).fetchone()
-    finally:
-        conn.close()
+
+    def read(conn: sqlite3.Connection, _: IndexState) -> Any:
+        return conn.execute(f"SELECT {_COLUMNS} FROM notes WHERE id = ?", (note_id,)).fetchone()
+
+    row = read_index(root, read, notices=notices)
     if row is None:
         return None
     note = Note(
@@ -45,10 +57,11 @@ def get_note(root: Path, note_id: str) -> tuple[Note, str | None] | None:
     return note, row[16]
 
 
-def similar_ids(root: Path, note_id: str, limit: int = 3) -> list[str]:
-    conn, _ = open_index(root)
-    try:
-        ids = [r[0] for r in conn.execute("SELECT id FROM notes")]
-    finally:
-        conn.close()
+def similar_ids(
+    root: Path, note_id: str, limit: int = 3, *, notices: list[str] | None = None
+) -> list[str]:
+    def read(conn: sqlite3.Connection, _: IndexState) -> list[str]:
+        return [r[0] for r in conn.execute("SELECT id FROM notes")]
+
+    ids = read_index(root, read, notices=notices)
     return difflib.get_close_matches(note_id, ids, n=limit, cutoff=0.6)

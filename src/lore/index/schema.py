@@ -16,6 +16,21 @@ SCHEMA_VERSION = 1
 
 FTS_COLUMNS = ("title", "tags", "body", "files_touched")
 
+# Every table a sound index has, FTS5's own shadow tables included: one dropped table
+# (by hand, or by damage that lost its schema row) makes the file unusable.
+TABLES = frozenset(
+    {
+        "meta",
+        "notes",
+        "skipped",
+        "notes_fts",
+        "notes_fts_data",
+        "notes_fts_idx",
+        "notes_fts_docsize",
+        "notes_fts_config",
+    }
+)
+
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE notes (
@@ -45,6 +60,9 @@ CREATE TABLE notes (
 );
 CREATE INDEX notes_path ON notes(path);
 CREATE TABLE skipped (path TEXT PRIMARY KEY, signature TEXT NOT NULL, problem TEXT NOT NULL);
+"""
+
+FTS_SCHEMA = """
 CREATE VIRTUAL TABLE notes_fts USING fts5(
     title, tags, body, files_touched,
     content='notes', content_rowid='rowid',
@@ -65,8 +83,12 @@ def fts5_available() -> bool:
     return True
 
 
-def create_schema(conn: sqlite3.Connection) -> None:
-    """Drop whatever is in the file and create our tables, inside the caller's transaction."""
+def create_schema(conn: sqlite3.Connection, *, fts: bool = True) -> None:
+    """Drop whatever is in the file and create our tables, inside the caller's transaction.
+
+    Without `fts` the full-text table is left out: an in-memory index for reading notes
+    by id where this Python's SQLite has no FTS5.
+    """
     rows = conn.execute(
         "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view') "
         "AND name NOT LIKE 'sqlite_%'"
@@ -79,7 +101,8 @@ def create_schema(conn: sqlite3.Connection) -> None:
         "AND name NOT LIKE 'sqlite_%'"
     ).fetchall():
         conn.execute(f'DROP {kind.upper()} IF EXISTS "{_quote(name)}"')
-    without_comments = "\n".join(line.split("--", 1)[0] for line in SCHEMA.splitlines())
+    text = SCHEMA + FTS_SCHEMA if fts else SCHEMA
+    without_comments = "\n".join(line.split("--", 1)[0] for line in text.splitlines())
     for statement in without_comments.split(";"):
         if statement.strip():
             conn.execute(statement)
@@ -97,10 +120,23 @@ def _is_virtual(conn: sqlite3.Connection, name: str) -> bool:
 
 
 def schema_matches(conn: sqlite3.Connection) -> bool:
-    """Ours and current: the right application id, user version and a meta row."""
+    """Ours, current and whole: application id, user version, a meta row and every table.
+
+    Cheap enough for every open (a few small reads of pages SQLite reads anyway); it
+    cannot see damage inside a table, which shows as an error when that page is read.
+    """
     app_id = conn.execute("PRAGMA application_id").fetchone()[0]
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     if app_id != APPLICATION_ID or version != SCHEMA_VERSION:
         return False
+    return not missing_tables(conn) and _schema_row(conn)
+
+
+def missing_tables(conn: sqlite3.Connection) -> list[str]:
+    names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    return sorted(TABLES - names)
+
+
+def _schema_row(conn: sqlite3.Connection) -> bool:
     row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
     return bool(row and row[0] == str(SCHEMA_VERSION))

@@ -1,4 +1,4 @@
-"""What `lore index` reports: the index's state, and an integrity check."""
+"""What `lore index` reports: the index's state, its notes, and what is not served."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lore.index.build import IndexState, read_meta
+from lore.index.build import IndexState
+from lore.index.fill import read_meta
 from lore.paths import NOTES_DIR, index_path
 from lore.vault import git
 
@@ -46,6 +47,7 @@ class IndexReport:
             "libyaml": self.libyaml,
             "seconds": round(self.state.seconds, 3),
             "settings_problem": self.settings_problem or None,
+            "healed": self.state.healed or None,
         }
 
 
@@ -89,16 +91,3 @@ def uncommitted_notes(root: Path) -> list[str]:
         if len(record) > 3:
             paths.append(record[3:].decode("utf-8", "replace"))
     return sorted(paths)
-
-
-def integrity_problems(conn: sqlite3.Connection) -> list[str]:
-    """SQLite's and FTS5's own checks; FTS5's rank=1 form also catches content drift."""
-    problems: list[str] = []
-    rows = conn.execute("PRAGMA quick_check").fetchall()
-    if rows != [("ok",)]:
-        problems.extend(str(r[0]) for r in rows)
-    try:
-        conn.execute("INSERT INTO notes_fts(notes_fts, rank) VALUES ('integrity-check', 1)")
-    except sqlite3.DatabaseError as exc:
-        problems.append(f"full-text index: {exc}")
-    return problems

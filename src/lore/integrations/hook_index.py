@@ -4,7 +4,9 @@
 rebuild of several seconds. A hook cannot wait that long, so it reads the index as
 it stands (WAL lets it read while another process writes) and reports whether it is
 stale; the caller then refreshes it in the background for the next session. A
-missing, corrupt, foreign or old-schema index reads as None.
+missing, corrupt, foreign or old-schema index reads as None (the refresh rebuilds
+it); damage that shows only when a page is read is an error the caller hands to
+`is_damage` (then it rebuilds the index in the background, and stays silent).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import sqlite3
 from pathlib import Path
 
 from lore import clock
+from lore.index.health import DAMAGED, UNSURE, classify
 from lore.index.schema import schema_matches
 from lore.paths import index_path
 from lore.record import Record
@@ -79,6 +82,20 @@ def open_view(root: Path) -> IndexView | None:
         conn.close()
         return None
     return IndexView(conn, meta, _is_stale(root, meta))
+
+
+def is_damage(exc: BaseException, root: Path) -> bool:
+    """Whether an error met while reading the vault's index means the file is damaged."""
+    if not isinstance(exc, sqlite3.Error):
+        return False
+    kind = classify(exc)
+    if kind == UNSURE:  # damage if the schema is no longer whole, else the query's fault
+        view = open_view(root)
+        if view is None:
+            return True
+        view.close()
+        return False
+    return kind == DAMAGED
 
 
 def _is_stale(root: Path, meta: dict[str, str]) -> bool:

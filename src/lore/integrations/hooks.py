@@ -22,7 +22,7 @@ from lore.integrations.events import (
     render_output,
     supports,
 )
-from lore.integrations.hook_index import IndexView, open_view
+from lore.integrations.hook_index import IndexView, is_damage, open_view
 from lore.integrations.launcher import launch_once
 from lore.vault.settings import section_values
 from lore.vaults import VaultRef, hook_vaults
@@ -68,6 +68,11 @@ def run_hook(
             context = _session_context(views, repo)
         else:
             context = _prompt_context(views, event.prompt, repo)
+    except Exception as exc:
+        for ref, _ in views:  # a damaged page: rebuild in the background, stay silent
+            if is_damage(exc, ref.root):
+                _refresh_index(ref.root, rebuild=True)
+        raise
     finally:
         for _, view in views:
             view.close()
@@ -93,11 +98,13 @@ def _prompt_context(views: list[tuple[VaultRef, IndexView]], prompt: str, repo: 
     return ""
 
 
-def _refresh_index(root: Path) -> None:
+def _refresh_index(root: Path, *, rebuild: bool = False) -> None:
     key = hashlib.sha256(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:16]
     command = [sys.executable, "-m", "lore", "index", "--vault", str(root), "--json"]
+    if rebuild:
+        command.append("--rebuild")
     launch_once(
-        f"index-{key}",
+        f"index-rebuild-{key}" if rebuild else f"index-{key}",
         command,
         interval_s=INDEX_REFRESH_INTERVAL_S,
         timeout_s=INDEX_REFRESH_TIMEOUT_S,

@@ -22,9 +22,12 @@ from lore.recall.snippet import make_snippet
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Callable
+    from typing import Any, TypeVar
 
     from lore.recall.scan import ScannedVault
+
+    T = TypeVar("T")
 
 
 @lru_cache(maxsize=8)
@@ -54,13 +57,8 @@ def recall_in_index(
     *,
     today: date | None = None,
     statistics: Statistics | None = None,
-    counted: Statistics | None = None,
 ) -> RecallResult:
-    """Recall from an open index; `statistics` (several vaults' together) sets the idf.
-
-    `counted` is this index's own `phrase_statistics` for the query, when the caller
-    has them already.
-    """
+    """Recall from an open index; `statistics` (several vaults' together) sets the idf."""
     aliases, settings, version = _meta(conn)
     plan = build_query(request.query, aliases)
     result = RecallResult(
@@ -81,7 +79,6 @@ def recall_in_index(
         today or clock.today(),
         plan,
         statistics=statistics,
-        counted=counted,
     )
     hits, bodies = ranker.rank()
     _add_snippets(plan, hits, bodies)
@@ -98,98 +95,107 @@ def _add_snippets(plan: QueryPlan, hits: list[Hit], bodies: dict[int, str]) -> N
 
 
 class Searcher:
-    """One vault opened for recall: its index, or its files when the index cannot be used.
+    """One vault searched in rounds, as `lore.recall.multi` does: its phrases, their
+    counts, then the recall with the statistics of all the vaults.
 
-    `kept` reuses this thread's kept index connection (`open_index_kept`, checked to be
-    the same, sound and fresh index); a caller searching several vaults opens each
-    afresh and closes it. If a search fails inside the index (a damaged FTS table), the
-    searcher scans the files from then on and says so in `notices`.
+    Each round reads the index through `read_index` (so a damaged index is healed as
+    for any reader) on a connection of its own. When the index cannot be used, the
+    searcher reads the files from then on (`ScannedVault`) and says so in `notices`.
     """
 
-    def __init__(self, root: Path, *, kept: bool = True) -> None:
-        from lore.index.build import IndexUnavailable, open_index, open_index_kept
-
+    def __init__(self, root: Path) -> None:
         self.root = root
-        self.kept = kept
         self.notices: list[str] = []
-        self.conn: sqlite3.Connection | None = None
         self.scanned: ScannedVault | None = None
         self.skipped = 0  # notes the index could not read
-        self.counted: Statistics | None = None  # this index's counts of the last phrases asked
-        try:
-            self.conn, state = open_index_kept(root) if kept else open_index(root)
-        except (IndexUnavailable, sqlite3.Error) as exc:
-            self._fall_back(exc)
-            return
-        self.skipped = state.skipped
 
-    def _fall_back(self, exc: Exception) -> ScannedVault:
-        from lore.index.build import forget_kept_index
+    def _read(self, read: Callable[[sqlite3.Connection], T]) -> T | None:
+        """`read` on the index, or None when it cannot be used (then `scanned` is set)."""
+        from lore.index.build import IndexUnavailable
+        from lore.index.read import read_index
         from lore.recall.scan import ScannedVault
 
-        if self.kept:
-            forget_kept_index()
-        elif self.conn is not None:
-            self.conn.close()
-        self.conn = None
-        self.scanned = ScannedVault(self.root)
-        self.notices.append(f"The index could not be used ({exc}); scanned the files instead.")
-        return self.scanned
+        if self.scanned is not None:
+            return None
+        try:
+            value, self.skipped = read_index(
+                self.root,
+                lambda conn, state: (read(conn), state.skipped),
+                fallback=False,
+                notices=self.notices,
+            )
+        except (IndexUnavailable, sqlite3.Error) as exc:
+            self.scanned = ScannedVault(self.root)
+            reason = (
+                exc.message if isinstance(exc, IndexUnavailable) else f"The index failed: {exc}."
+            )
+            self.notices.append(f"{reason} Scanned the files instead.")
+            return None
+        return value
 
     def terms(self, query: str) -> list[Term]:
         """The phrases `query` searches for in this vault (its taxonomy's aliases included)."""
-        if self.conn is not None:
-            try:
-                return query_terms(self.conn, query)
-            except sqlite3.Error as exc:
-                self._fall_back(exc)
+        terms = self._read(lambda conn: query_terms(conn, query))
+        if terms is not None:
+            return terms
         assert self.scanned is not None
         return self.scanned.plan(query).terms
 
     def statistics(self, terms: list[Term]) -> Statistics:
         """How many notes this vault holds, and how many contain each of these phrases."""
-        if self.conn is not None:
-            try:
-                self.counted = phrase_statistics(self.conn, [term.fts() for term in terms])
-                return self.counted
-            except sqlite3.Error as exc:
-                self._fall_back(exc)
+        phrases = [term.fts() for term in terms]
+        counted = self._read(lambda conn: phrase_statistics(conn, phrases))
+        if counted is not None:
+            return counted
         assert self.scanned is not None
         return self.scanned.statistics(terms)
 
-    def recall(self, request: RecallRequest, statistics: Statistics | None = None) -> RecallResult:
-        """Recall from this vault; `statistics` (several vaults' together) sets the idf."""
-        scanned = self.scanned
-        if self.conn is not None:
-            try:
-                result = recall_in_index(
-                    self.conn, request, statistics=statistics, counted=self.counted
-                )
-            except sqlite3.Error as exc:
-                scanned = self._fall_back(exc)
-            else:
-                result.notices += self.notices
-                if self.skipped:
-                    result.notices.append(
-                        f"{self.skipped} note(s) could not be read and are not searched; "
-                        "`lore index` lists them."
-                    )
-                return result
-        assert scanned is not None
-        result = scanned.recall(request, statistics)
-        result.notices += self.notices
+    def recall(self, request: RecallRequest, statistics: Statistics) -> RecallResult:
+        """Recall from this vault, its idf from `statistics` (those of all the vaults)."""
+        result = self._read(lambda conn: recall_in_index(conn, request, statistics=statistics))
+        if result is None:
+            assert self.scanned is not None
+            result = self.scanned.recall(request, statistics)
+        elif self.skipped:
+            result.notices.append(
+                f"{self.skipped} note(s) could not be read and are not searched; "
+                "`lore index` lists them."
+            )
+        result.notices[:0] = self.notices
         return result
-
-    def close(self) -> None:
-        if not self.kept and self.conn is not None:
-            self.conn.close()
-        self.conn = None
 
 
 def recall(root: Path, request: RecallRequest) -> RecallResult:
     """Recall from the vault at `root`: the index when it can, a scan of the files if not.
 
-    The index connection is kept for this thread's next recall. Several vaults searched
-    together go through `lore.recall.multi`, which shares their statistics.
+    The index connection is kept for this thread's next recall (`open_index_kept`
+    checks it is still the same, sound and fresh index before reusing it); a damaged
+    index is rebuilt first (`read_index`). Several vaults searched together go through
+    `lore.recall.multi`, which shares their statistics (`Searcher`).
     """
-    return Searcher(root).recall(request)
+    from lore.index.build import IndexUnavailable
+    from lore.index.read import read_index
+
+    notices: list[str] = []
+    try:
+        result, skipped = read_index(
+            root,
+            lambda conn, state: (recall_in_index(conn, request), state.skipped),
+            kept=True,
+            fallback=False,
+            notices=notices,
+        )
+    except (IndexUnavailable, sqlite3.Error) as exc:
+        from lore.recall.scan import recall_by_scan
+
+        result = recall_by_scan(root, request)
+        result.notices[:0] = notices
+        reason = exc.message if isinstance(exc, IndexUnavailable) else f"The index failed: {exc}."
+        result.notices.append(f"{reason} Scanned the files instead.")
+        return result
+    result.notices[:0] = notices
+    if skipped:
+        result.notices.append(
+            f"{skipped} note(s) could not be read and are not searched; `lore index` lists them."
+        )
+    return result

@@ -93,19 +93,13 @@ def _recall_together(
     Each vault's query may hold phrases of its own (its taxonomy's aliases); every
     vault counts every phrase, so each phrase's idf is that of the whole collection.
     """
-    searchers = [(name, root, engine.Searcher(root, kept=False)) for name, root in found]
-    try:
-        terms: dict[str, Term] = {}
-        for _, _, searcher in searchers:
-            for term in searcher.terms(request.query):
-                terms.setdefault(term.fts(), term)
-        shared = Statistics.combined(
-            [searcher.statistics(list(terms.values())) for _, _, searcher in searchers]
-        )
-        results = [
-            (name, root, searcher.recall(request, shared)) for name, root, searcher in searchers
-        ]
-    finally:
-        for _, _, searcher in searchers:
-            searcher.close()
+    searchers = [(name, root, engine.Searcher(root)) for name, root in found]
+    terms: dict[str, Term] = {}
+    for _, _, searcher in searchers:
+        for term in searcher.terms(request.query):
+            terms.setdefault(term.fts(), term)
+    shared = Statistics.combined(
+        [searcher.statistics(list(terms.values())) for _, _, searcher in searchers]
+    )
+    results = [(name, root, searcher.recall(request, shared)) for name, root, searcher in searchers]
     return results, shared

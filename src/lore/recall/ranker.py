@@ -95,7 +95,6 @@ class Ranker(Record):
         plan: QueryPlan,
         *,
         statistics: Statistics | None,
-        counted: Statistics | None,
     ) -> None:
         self.conn = conn
         self.request = request
@@ -106,11 +105,7 @@ class Ranker(Record):
         weights = settings["weights"]
         values = ", ".join(f"{float(weights[column]):g}" for column in FTS_COLUMNS)
         self.bm25_sql = f"bm25(notes_fts, {values})"  # numbers only, from the index's settings
-        phrases = [term.fts() for term in plan.terms]
-        if counted is not None and all(phrase in counted.hits for phrase in phrases):
-            local = Statistics(counted.rows, {phrase: counted.hits[phrase] for phrase in phrases})
-        else:
-            local = phrase_statistics(conn, phrases)
+        local = phrase_statistics(conn, [term.fts() for term in plan.terms])
         self.rows, self.hits = local.rows, local.hits
         self.scoring = statistics or local  # what the idf comes from
         self.fts_idf = {phrase: fts5_idf(local.rows, n) for phrase, n in local.hits.items()}

@@ -18,6 +18,7 @@ from typing import Any
 from lore import __version__
 from lore.config import load_config
 from lore.errors import LoreError
+from lore.index.health import disk_full, inspect_index
 from lore.index.schema import fts5_available
 from lore.paths import config_path, index_path, log_dir, lore_home
 from lore.team.vault_state import VaultState, vault_states
@@ -72,6 +73,45 @@ def _git_version() -> str | None:
     return text.removeprefix("git version ") or None
 
 
+INDEX_FIX = (
+    "Run `lore index --rebuild` (any command that meets the damage also rebuilds it); "
+    "the index is a cache of the committed notes, so no note is lost."
+)
+
+
+def index_check(root: Path) -> Check:
+    """The vault's index as it is: SQLite's and FTS5's full checks; nothing is changed."""
+    path = index_path(root)
+    health = inspect_index(path)
+    if health.damaged:
+        return Check("index", f"damaged: {'; '.join(health.problems[:3])}", False, INDEX_FIX)
+    unwritable = _unwritable(path.parent)
+    if unwritable or health.state == "unreadable":
+        return Check(
+            "index",
+            f"cannot be written: {unwritable or '; '.join(health.problems[:1])}",
+            False,
+            "Free some disk space or make the folder writable; until then lore reads the "
+            "committed notes from the files, more slowly.",
+        )
+    if health.state == "missing":
+        return Check("index", "not built yet (the next recall builds it)", None)
+    if health.state == "old":
+        return Check("index", "from an older lore (the next recall rebuilds it)", None)
+    return Check("index", f"sound ({health.notes} notes)", True)
+
+
+def _unwritable(folder: Path) -> str:
+    """Why lore could not write its index folder, or "" (a missing folder is created)."""
+    if not folder.exists():
+        return ""
+    if not folder.is_dir():
+        return f"{folder} is not a folder"
+    if not os.access(folder, os.W_OK):
+        return f"{folder} is read-only"
+    return f"the disk holding {folder} is full" if disk_full(folder) else ""
+
+
 def diagnose(*, vault_flag: str | None = None, network: bool = True) -> DoctorReport:
     report = DoctorReport(version=__version__)
     checks = report.checks
@@ -107,6 +147,7 @@ def diagnose(*, vault_flag: str | None = None, network: bool = True) -> DoctorRe
         report.paths["vault"] = str(location.root)
         report.paths["index"] = str(index_path(location.root))
         checks.append(Check("vault", f"{location.name} at {location.root} (from {location.how})"))
+        checks.append(index_check(location.root))
     except LoreError as exc:
         report.paths["vault"] = None
         checks.append(Check("vault", exc.message, False, exc.fix))

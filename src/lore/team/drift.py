@@ -31,7 +31,7 @@ from typing import Any
 
 from lore.curator.formats import md_escape
 from lore.errors import UsageError
-from lore.index.build import open_index
+from lore.index.read import read_index
 from lore.note.model import CONFIDENCE_LEVELS
 from lore.note.parse import parse_note
 from lore.note.render import render_note
@@ -140,14 +140,13 @@ class _Candidate:
 
 def _candidates(vault: Path, repo: str) -> list[_Candidate]:
     """Active notes whose `repo` lists this repository and that name files."""
-    conn, _ = open_index(vault)
-    try:
-        rows = conn.execute(
+    rows = read_index(
+        vault,
+        lambda conn, _: conn.execute(
             "SELECT id, path, title, date, confidence, repo, files_touched FROM notes "
             "WHERE active = 1 ORDER BY id"
-        ).fetchall()
-    finally:
-        conn.close()
+        ).fetchall(),
+    )
     found: list[_Candidate] = []
     for note_id, path, title, day, confidence, repos, files in rows:
         names = {str(name).lower() for name in json.loads(repos or "[]")}

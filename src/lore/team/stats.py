@@ -4,7 +4,8 @@ Counts notes by type, repo, author and confidence; growth as notes per ISO week 
 their `date` (the day the knowledge was recorded) with a sparkline; and what is
 going stale: expired, superseded and depends-on-inactive notes, and active notes
 that expire within `EXPIRING_DAYS`. Everything comes from `<vault>/.lore/index.db`
-(rebuilt when stale), so it is as true as the checkout the index reflects.
+(brought up to date first, rebuilt when damaged, replaced by the committed files read
+into memory when it cannot be written), so it is as true as the checkout it reflects.
 
 Recall hit counts are not recorded: counting them would add a write to the recall
 hot path, which stays read-only.
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from lore import clock
-from lore.index.build import open_index
+from lore.index.read import read_index
 from lore.sanitize import sanitize_field, sanitize_fields
 
 EXPIRING_DAYS = 30
@@ -52,6 +53,7 @@ class VaultStats:
     weekly: list[WeekCount] = field(default_factory=list)
     stale: dict[str, int] = field(default_factory=dict)
     expiring: list[dict[str, str]] = field(default_factory=list)  # id, title, expires
+    notices: list[str] = field(default_factory=list)  # the index was rebuilt, or not used
 
     @property
     def sparkline(self) -> str:
@@ -108,15 +110,16 @@ def _weeks(dates: list[str], today: date, weeks: int) -> list[WeekCount]:
 def vault_stats(root: Path, *, today: str | None = None, weeks: int = WEEKS) -> VaultStats:
     """Statistics of the vault at `root`, from its index."""
     day = date.fromisoformat(today) if today else clock.today()
-    conn, _ = open_index(root)
-    try:
-        rows = conn.execute(
+    notices: list[str] = []
+    rows = read_index(
+        root,
+        lambda conn, _: conn.execute(
             "SELECT id, title, type, repo, author, confidence, date, expires, active, "
             "inactive_reason, superseded_by FROM notes"
-        ).fetchall()
-    finally:
-        conn.close()
-    stats = VaultStats(today=day.isoformat(), total=len(rows))
+        ).fetchall(),
+        notices=notices,
+    )
+    stats = VaultStats(today=day.isoformat(), total=len(rows), notices=notices)
     types: Counter[str] = Counter()
     repos: Counter[str] = Counter()
     authors: Counter[str] = Counter()
