@@ -296,3 +296,19 @@ def test_lore_recall_explains_the_shared_idf(
     assert idf[("team", "canary")] == idf[("org", "canary")]
     assert main(["recall", "--explain", "argo", "canary", "rollouts"]) == 0
     assert "idf from all 503 notes of the 2 vaults searched" in capsys.readouterr().out
+
+
+def test_a_vault_read_from_its_files_shares_the_statistics_too(
+    team_and_org: list[VaultRef],
+) -> None:
+    queries = ["argo canary rollouts for billing deploys", "postgres lock timeout", "standup"]
+    indexed = {query: recall_many(team_and_org, RecallRequest(query)) for query in queries}
+    team = team_and_org[0].root
+    (team / ".lore").rename(team / "moved-index")
+    (team / ".lore").write_text("not a folder")  # the team's index cannot be used
+    for query in queries:
+        scanned = recall_many(team_and_org, RecallRequest(query))
+        assert scanned.engine == "scan"
+        assert any("[team]" in notice for notice in scanned.notices)
+        expected = [(h.id, pytest.approx(h.score, rel=1e-9)) for h in indexed[query].hits]
+        assert [(h.id, h.score) for h in scanned.hits] == expected, query

@@ -113,7 +113,6 @@ class Searcher:
         """`read` on the index, or None when it cannot be used (then `scanned` is set)."""
         from lore.index.build import IndexUnavailable
         from lore.index.read import read_index
-        from lore.recall.scan import ScannedVault
 
         if self.scanned is not None:
             return None
@@ -125,6 +124,8 @@ class Searcher:
                 notices=self.notices,
             )
         except (IndexUnavailable, sqlite3.Error) as exc:
+            from lore.recall.scan import ScannedVault  # parses notes: off the usual path
+
             self.scanned = ScannedVault(self.root)
             reason = (
                 exc.message if isinstance(exc, IndexUnavailable) else f"The index failed: {exc}."
