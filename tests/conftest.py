@@ -29,6 +29,22 @@ def isolated_home(
     return home
 
 
+@pytest.fixture(autouse=True)
+def no_install_source(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """`lore init` sees no gh-lore commit in how this test run installed lore.
+
+    A developer's clone of gh-lore on GitHub would otherwise pin every vault a test
+    creates; the tests of that detection (tests/team/test_init_pin.py) set up their own.
+    """
+    from lore.team import curator_pin
+
+    monkeypatch.setattr(curator_pin, "DISTRIBUTION", "gh-lore-not-installed-in-tests")
+    monkeypatch.setattr(curator_pin, "SOURCE_TREE", tmp_path_factory.mktemp("no-source-tree"))
+    monkeypatch.delenv("LORE_GH_EXTENSION_DIR", raising=False)
+
+
 @pytest.fixture
 def make_vault(tmp_path: Path) -> Callable[..., Vault]:
     counter = iter(range(1000))

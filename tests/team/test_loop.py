@@ -36,7 +36,7 @@ def test_init_connect_remember_merge_sync_recall(
     code = main(["init", str(vault), "--github", "acme/team-vault", "--reviewers", "@acme/leads"])
     assert code == 0, capsys.readouterr().err
     out = capsys.readouterr().out
-    assert "curate / curate" in out  # the recommended protection names the curator check
+    assert "status check 'curate'" in out  # the recommended protection names the curator check
     assert fake_gh.calls() == [
         ["auth", "status", "--hostname", "github.com"],
         [

@@ -14,7 +14,8 @@ import pytest
 from lore.cli.main import main
 from lore.config import Config, VaultEntry, configured_vaults, load_config, save_config
 from lore.errors import UsageError
-from lore.team.init import PLACEHOLDER_USES, protection_payload
+from lore.team.curator_pin import pin_lines
+from lore.team.init import protection_payload
 from tests.support import Vault, git, note_text
 from tests.team.conftest import FakeGh, Remote
 
@@ -31,6 +32,7 @@ def test_init_a_local_vault(
     assert result["github"] is None and result["curator"] is None
     assert [line.split(":")[0] for line in result["edit"]] == [
         ".github/workflows/lore-curator.yml",
+        ".github/workflows/lore-garden.yml",
         ".github/CODEOWNERS",
         "_taxonomy.md",
     ]
@@ -38,7 +40,8 @@ def test_init_a_local_vault(
     assert git(target, "status", "--porcelain") == ""  # the index stays out of git
     assert (target / ".lore" / "index.db").is_file()
     workflow = (target / ".github" / "workflows" / "lore-curator.yml").read_text()
-    assert PLACEHOLDER_USES.search(workflow)
+    (line,) = pin_lines({"lore-curator.yml": workflow})
+    assert line.unresolved
     assert load_config().default == "vault"
     assert main(["init", str(target)]) == 2
     assert "not empty" in capsys.readouterr().err
@@ -48,31 +51,13 @@ def test_init_pins_the_curator_release(tmp_path: Path, capsys: pytest.CaptureFix
     target = tmp_path / "pinned"
     code = main(["init", str(target), "--curator", f"lore-dev/gh-lore@{RELEASE}", "--json"])
     assert code == 0
-    workflow = (target / ".github" / "workflows" / "lore-curator.yml").read_text()
-    assert f"uses: lore-dev/gh-lore/.github/workflows/curator.yml@{RELEASE} # v0.1.0" in workflow
-    assert "OWNER" not in workflow
+    for name in ("lore-curator.yml", "lore-garden.yml"):
+        workflow = (target / ".github" / "workflows" / name).read_text()
+        assert f"uses: lore-dev/gh-lore@{RELEASE} # v0.1.0" in workflow
+        assert "OWNER" not in workflow
     edits = json.loads(capsys.readouterr().out)["edit"]
-    assert not any("lore-curator.yml" in line for line in edits)
+    assert not any(".github/workflows" in line for line in edits)
     assert main(["init", str(tmp_path / "bad"), "--curator", "lore-dev/gh-lore@main"]) == 2
-
-
-def test_init_as_gh_extension_pins_its_own_release(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    extension = tmp_path / "extensions" / "gh-lore"
-    extension.mkdir(parents=True)
-    (extension / "gh-lore").write_text("#!/bin/sh\n")
-    git(extension, "init", "-q")
-    git(extension, "add", "-A")
-    git(extension, "commit", "-q", "-m", "release")
-    git(extension, "tag", "v0.1.0")
-    git(extension, "remote", "add", "origin", "https://github.com/lore-dev/gh-lore.git")
-    tagged = git(extension, "rev-parse", "v0.1.0")
-    monkeypatch.setenv("LORE_GH_EXTENSION_DIR", str(extension))
-    assert main(["init", str(tmp_path / "vault"), "--no-register"]) == 0
-    workflow = (tmp_path / "vault" / ".github" / "workflows" / "lore-curator.yml").read_text()
-    assert f"lore-dev/gh-lore/.github/workflows/curator.yml@{tagged} # v0.1.0" in workflow
-    assert not load_config().vaults
 
 
 def test_init_on_github_needs_gh_first(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -91,7 +76,10 @@ def test_init_protect_applies_the_branch_protection(
 ) -> None:
     git(remote.bare, "update-ref", "-d", "refs/heads/main")  # an empty repository, as created
     target = tmp_path / "vault"
-    code = main(["init", str(target), "--github", "acme/team-vault", "--protect", "--public"])
+    code = main(
+        ["init", str(target), "--github", "acme/team-vault", "--protect", "--public",
+         "--curator", f"lore-dev/gh-lore@{RELEASE}"]
+    )  # fmt: skip
     assert code == 0, capsys.readouterr().err
     assert "Branch protection applied" in capsys.readouterr().out
     # pushed, and main follows origin/main, which is also the remote's HEAD
@@ -109,7 +97,7 @@ def test_init_protect_applies_the_branch_protection(
     assert payload["required_pull_request_reviews"]["require_code_owner_reviews"] is True
     assert payload["required_pull_request_reviews"]["dismiss_stale_reviews"] is True
     assert payload["allow_force_pushes"] is False
-    assert payload["required_status_checks"]["contexts"] == ["curate / curate"]
+    assert payload["required_status_checks"]["contexts"] == ["curate"]
 
 
 def test_init_keeps_the_local_vault_when_github_refuses(

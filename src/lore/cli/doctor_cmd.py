@@ -29,7 +29,10 @@ def register(sub: Any, name: str, help_text: str) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument(
-        "--vault", metavar="PATH", help="the vault to resolve (default: $LORE_VAULT, then config)"
+        "--vault",
+        metavar="PATH",
+        help="the vault to check (default: $LORE_VAULT, then the config; the curator pin is "
+        "checked in the current folder when it is a vault)",
     )
     parser.set_defaults(handler=run)
 

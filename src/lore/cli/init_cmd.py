@@ -9,7 +9,7 @@ EPILOG = """\
 examples:
   lore init ~/vaults/team
   lore init --github acme/team-memory --reviewers @acme/leads --protect
-  gh lore init --github acme/team-memory      # pins the curator to this gh-lore release
+  gh lore init --github acme/team-memory      # runs the curator from this gh-lore commit
 
 The vault gets the notes/ folder, _taxonomy.md and _conventions.md (edit both with
 your team), lore.toml, the curator workflows and CODEOWNERS, as a git repository
@@ -17,6 +17,12 @@ with a first commit. It is registered in your config (the first vault becomes th
 default) and indexed. With --github the repository is created with `gh repo
 create`, labelled, pushed, and the branch protection it needs is printed — or
 applied with --protect.
+
+The curator and gardener workflows run lore's GitHub Action from one gh-lore
+commit: --curator names it, else lore uses the commit it was installed from (the
+gh extension's clone, a pip install of git+https://github.com/…/gh-lore@COMMIT,
+or a clone of gh-lore). Without one, lore init names the two lines to edit, and
+--protect refuses: a required check that can never start blocks every pull request.
 """
 
 
@@ -71,9 +77,9 @@ def register(sub: Any, name: str, help_text: str) -> None:
     )
     parser.add_argument(
         "--curator",
-        metavar="OWNER/REPO@COMMIT",
-        help="the gh-lore release the curator workflow runs (default: this extension's, "
-        "when run as `gh lore`)",
+        metavar="OWNER/gh-lore@COMMIT",
+        help="the gh-lore repository and full commit the vault's workflows run, e.g. "
+        "acme/gh-lore@<40-character commit> (default: the commit this lore was installed from)",
     )
     parser.add_argument("--name", help="the vault's name in your config (default: the folder's)")
     parser.add_argument(
@@ -123,8 +129,9 @@ def run(args: argparse.Namespace) -> int:
         out.print(f"Published at {safe(result.github)}")
     if result.pinned:
         out.print(
-            f"The curator workflow runs {safe(result.pinned.repo)}@{result.pinned.commit[:12]} "
-            f"(v{safe(result.pinned.version)})."
+            f"The curator and gardener run {safe(result.pinned.repo)}@"
+            f"{result.pinned.commit[:12]} (v{safe(result.pinned.version)}, from "
+            f"{safe(result.pin_source)})."
         )
     if result.protected:
         out.print("[green]Branch protection applied to main.[/]")

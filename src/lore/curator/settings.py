@@ -11,8 +11,8 @@ Keys (all optional; their defaults and bounds are in `lore.vault.settings.SETTIN
   its sub-domains.
 - `allowed_placeholders`: exact strings the secret scan accepts, e.g. the dummy key
   your runbooks use.
-- `near_duplicate_threshold`: how alike two notes must be to be reported as near
-  duplicates.
+- `near_duplicate_threshold`: how alike two notes must be (the likeness of
+  `lore.curator.judgement.similarity`, 0 to 1) to be reported as near duplicates.
 - `[curator.semantic]`: the optional model review (`lore.curator.semantic`), off by
   default: `enabled`, `provider` ("openai" or "anthropic"), `model`, `endpoint` (the
   provider's public API unless set), `api_key_env` (the NAME of the environment

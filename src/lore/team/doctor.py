@@ -2,11 +2,13 @@
 
 Each check is a line with a verdict (ok, a problem with its fix, or plain
 information). Only the GitHub CLI's sign-in check uses the network, and it can be
-skipped.
+skipped. Run inside a vault (or with --vault), it also checks the gh-lore commit the
+vault's workflows run: a reference left unresolved would block every pull request.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import sqlite3
@@ -21,6 +23,7 @@ from lore.errors import LoreError
 from lore.index.health import disk_full, inspect_index
 from lore.index.schema import fts5_available
 from lore.paths import config_path, index_path, log_dir, lore_home
+from lore.team.curator_pin import pin_lines, vault_workflows
 from lore.team.vault_state import VaultState, vault_states
 from lore.vault import gh, git
 from lore.vault.remote import github_repo
@@ -112,6 +115,46 @@ def _unwritable(folder: Path) -> str:
     return f"the disk holding {folder} is full" if disk_full(folder) else ""
 
 
+def curator_pin_check(root: Path) -> Check:
+    """Whether the vault's workflows run lore's action from one real gh-lore commit."""
+    lines = pin_lines(vault_workflows(root))
+    if not lines:
+        return Check(
+            "curator pin", f"no workflow in {root}/.github/workflows runs lore's action", None
+        )
+    unresolved = [line for line in lines if line.unresolved]
+    if unresolved:
+        return Check(
+            "curator pin",
+            "unresolved: "
+            + ", ".join(f"{line.where} runs {line.repo}@{line.ref}" for line in unresolved),
+            False,
+            "No such commit exists, so the curator check never starts and a protected main "
+            "blocks every pull request; write the gh-lore repository and full commit there "
+            "(e.g. acme/gh-lore@<40-character commit>, the same in each file).",
+        )
+    floating = [line for line in lines if not line.pinned]
+    if floating:
+        return Check(
+            "curator pin",
+            "not a commit: "
+            + ", ".join(f"{line.where} runs {line.repo}@{line.ref}" for line in floating),
+            False,
+            "A branch or tag can move under the vault; pin the full 40-character commit.",
+        )
+    commits = sorted({f"{line.repo}@{line.ref[:12]}" for line in lines})
+    if len(commits) > 1:
+        return Check(
+            "curator pin",
+            "different commits: "
+            + ", ".join(f"{line.where} runs {line.repo}@{line.ref[:12]}" for line in lines),
+            False,
+            "Run one gh-lore commit in every workflow, so the gardener writes what the "
+            "curator accepts.",
+        )
+    return Check("curator pin", f"{commits[0]} ({', '.join(line.where for line in lines)})")
+
+
 def diagnose(*, vault_flag: str | None = None, network: bool = True) -> DoctorReport:
     report = DoctorReport(version=__version__)
     checks = report.checks
@@ -151,6 +194,9 @@ def diagnose(*, vault_flag: str | None = None, network: bool = True) -> DoctorRe
     except LoreError as exc:
         report.paths["vault"] = None
         checks.append(Check("vault", exc.message, False, exc.fix))
+    with contextlib.suppress(LoreError):  # no vault at all: reported above
+        # The vault doctor runs in, when it runs in one; else the vault above.
+        checks.append(curator_pin_check(one_vault(vault_flag, here=Path.cwd()).root))
 
     version = _git_version()
     checks.append(

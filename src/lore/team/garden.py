@@ -10,7 +10,9 @@ user's checkout) and plans:
 - `[[links]]` to an id that no longer exists: rewritten when git's rename history
   names exactly one note that now holds it, else reported;
 - taxonomy tags and repos no remaining note uses: their line removed from
-  `_taxonomy.md` (when `remove_unused_taxonomy` is on);
+  `_taxonomy.md` (when `remove_unused_taxonomy` is on), except the template's entries
+  and entries added recently (`lore.team.garden_taxonomy`), so a young vault keeps
+  its vocabulary;
 - low-confidence notes older than `low_confidence_max_age_days`: listed for a
   person in the pull request, never changed.
 
@@ -39,6 +41,7 @@ from lore.paths import NOTES_DIR
 from lore.taxonomy import TAXONOMY_FILE, parse_taxonomy
 from lore.team.branches import BRANCH_PREFIX, REMOTE, Outcome
 from lore.team.changes import ChangeSet, free_change_name, propose_change, start_change
+from lore.team.garden_taxonomy import spared_entries
 from lore.vault import git
 from lore.vault.history import log_changes
 from lore.vault.remote import NETWORK_TIMEOUT
@@ -252,6 +255,8 @@ def plan_garden(
         used_repos = {repo for n in staying.values() for repo in n.repo}
         unused = [e for e in taxonomy.tags.values() if e.name not in used_tags]
         unused += [e for e in taxonomy.repos.values() if e.name not in used_repos]
+        spared = spared_entries(root, commit, {e.name for e in unused}, settings, day)
+        unused = [e for e in unused if e.name not in spared]
         lines = text.split("\n")
         drop: set[int] = set()
         for entry in sorted(unused, key=lambda e: e.line):

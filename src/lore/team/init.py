@@ -5,58 +5,40 @@ and `_conventions.md`, through `lore.vault.seed`), committed, registered in the 
 config and indexed. With a GitHub repository name it also creates the repository
 with `gh repo create`, adds the `lore` and `agent-authored` labels, pushes `main`,
 and prints — or with `protect`, applies through `gh api` — the branch protection a
-vault needs. The curator workflow is pinned to the gh-lore release that runs this
-command when lore knows it (it runs as `gh lore`, or `curator` names it); otherwise
-the result says what to edit.
+vault needs. The curator and gardener workflows are pinned to the gh-lore commit
+`--curator` names or the one this lore was installed from (`lore.team.curator_pin`);
+otherwise the result names the two lines to edit, and `protect` is refused, since a
+required check that can never start would block every pull request.
 """
 
 from __future__ import annotations
 
-import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lore import __version__
+from lore import HOME_REPOSITORY
 from lore.errors import GhError, GitError, UsageError
 from lore.index.build import IndexUnavailable, open_index
+from lore.team.curator_pin import (
+    PIN_WORKFLOWS,
+    CuratorPin,
+    Detection,
+    apply_pin,
+    edit_instructions,
+    pin_lines,
+    resolve_pin,
+)
 from lore.team.pr_body import LABELS
 from lore.team.registry import name_from, register
 from lore.vault import gh, git
-from lore.vault.remote import RemoteError, github_clone_url, github_repo, parse_owner_repo
+from lore.vault.remote import RemoteError, github_clone_url, parse_owner_repo
 from lore.vault.repository import add_remote, init_and_commit, push_branch, track_remote_branch
 from lore.vault.seed import seed_files, write_files
 
-WORKFLOW = ".github/workflows/lore-curator.yml"
-GARDEN_WORKFLOW = ".github/workflows/lore-garden.yml"
-GARDEN_VERSION = re.compile(r'LORE_VERSION: "[^"]*"')
 CODEOWNERS = ".github/CODEOWNERS"
-PLACEHOLDER_USES = re.compile(
-    r"OWNER/gh-lore/\.github/workflows/curator\.yml@0{40} # v[0-9A-Za-z.+-]+"
-)
-PLACEHOLDER_VERSION = re.compile(r'lore-version: "[^"]*"')
-CHECK_NAME = "curate / curate"  # the reusable workflow's job, as GitHub names the check
+CHECK_NAME = "curate"  # the curator workflow's job, as GitHub names the check
 DESCRIPTION = "Our team's reviewed memory for AI coding agents (managed with lore)"
-
-
-@dataclass(frozen=True)
-class CuratorPin:
-    """Which gh-lore release the vault's curator workflow runs: OWNER/REPO@COMMIT # vX."""
-
-    repo: str
-    commit: str
-    version: str = __version__
-
-    @classmethod
-    def parse(cls, text: str) -> CuratorPin:
-        match = re.match(r"^([A-Za-z0-9-]+/[A-Za-z0-9._-]+)@([0-9a-f]{40})$", text.strip())
-        if not match:
-            raise UsageError(
-                f"'{text}' does not name a release of gh-lore.",
-                fix="Write OWNER/gh-lore@COMMIT with the release's full 40-character commit.",
-            )
-        return cls(match[1], match[2])
 
 
 @dataclass
@@ -67,6 +49,7 @@ class InitResult:
     default: bool
     github: str | None = None  # the repository's web address
     pinned: CuratorPin | None = None
+    pin_source: str = ""  # where the pin came from: --curator, the gh extension, ...
     to_edit: list[str] = field(default_factory=list)  # files the team must still edit
     settings: list[str] = field(default_factory=list)  # recommended branch protection
     protected: bool = False
@@ -79,11 +62,8 @@ class InitResult:
             "commit": self.commit,
             "default": self.default,
             "github": self.github,
-            "curator": (
-                f"{self.pinned.repo}@{self.pinned.commit} # v{self.pinned.version}"
-                if self.pinned
-                else None
-            ),
+            "curator": self.pinned.uses if self.pinned else None,
+            "curator_source": self.pin_source or None,
             "edit": self.to_edit,
             "branch_protection": self.settings,
             "protected": self.protected,
@@ -91,45 +71,17 @@ class InitResult:
         }
 
 
-def detect_curator_pin() -> CuratorPin | None:
-    """The gh-lore release lore runs from, when it runs as a gh extension (`gh lore`).
-
-    The extension is a clone of OWNER/gh-lore; the commit is the release tag of this
-    version when the clone has it, else the clone's HEAD.
-    """
-    folder = os.environ.get("LORE_GH_EXTENSION_DIR")
-    if not folder or not Path(folder).is_dir():
-        return None
-    root = Path(folder)
-    repo = github_repo(git.remote_url(root, "origin"))
-    if repo is None:
-        return None
-    commit = git.resolve_commit(root, f"v{__version__}") or git.head_commit(root)
-    return CuratorPin(repo.full_name, commit) if commit else None
-
-
 def vault_files(
     pin: CuratorPin | None, reviewers: str | None
 ) -> tuple[dict[str, bytes], list[str]]:
     """The seed with the curator pinned and the reviewers filled in; and what is left to edit."""
     files = seed_files()
-    to_edit: list[str] = []
-    workflow = files[WORKFLOW].decode("utf-8")
+    workflows = {path: files[path].decode("utf-8") for path in PIN_WORKFLOWS if path in files}
     if pin is not None:
-        uses = f"{pin.repo}/.github/workflows/curator.yml@{pin.commit} # v{pin.version}"
-        workflow = PLACEHOLDER_USES.sub(uses, workflow)
-        workflow = PLACEHOLDER_VERSION.sub(f'lore-version: "{pin.version}"', workflow)
-        files[WORKFLOW] = workflow.encode("utf-8")
-    elif PLACEHOLDER_USES.search(workflow):
-        to_edit.append(
-            f"{WORKFLOW}: replace OWNER and the commit 000…0 with the gh-lore release you use "
-            "(OWNER/gh-lore@<full commit> # v<version>), or run `lore init` as `gh lore init`."
-        )
-    if GARDEN_WORKFLOW in files:  # the gardener runs the same release as this lore
-        garden = files[GARDEN_WORKFLOW].decode("utf-8")
-        version = pin.version if pin is not None else __version__
-        garden = GARDEN_VERSION.sub(f'LORE_VERSION: "{version}"', garden)
-        files[GARDEN_WORKFLOW] = garden.encode("utf-8")
+        for path, text in workflows.items():
+            workflows[path] = apply_pin(text, pin)
+            files[path] = workflows[path].encode("utf-8")
+    to_edit = edit_instructions(pin_lines(workflows))
     owners = files[CODEOWNERS].decode("utf-8")
     if reviewers:
         handles = " ".join(
@@ -143,6 +95,21 @@ def vault_files(
         )
     to_edit.append("_taxonomy.md: list your repositories under `## Repos` and adjust the tags.")
     return files, to_edit
+
+
+def _refuse_protection(detection: Detection) -> UsageError:
+    """--protect with no curator commit: the required check could never start."""
+    _, to_edit = vault_files(None, None)
+    lines = [line.split(": ", 1)[0] for line in to_edit if line.startswith(".github/workflows/")]
+    why = "; ".join(detection.reasons) or "no commit was given"
+    return UsageError(
+        f"--protect would require the '{CHECK_NAME}' check on main, but lore cannot tell "
+        f"which gh-lore commit the vault's workflows should run ({why}), so that check "
+        "could never start and every pull request would stay blocked.",
+        fix=f"Pass --curator {HOME_REPOSITORY}@COMMIT (the gh-lore repository and full commit "
+        "to run, e.g. acme/gh-lore@<40-character commit>) or run it as `gh lore init`; or leave "
+        f"out --protect, edit {' and '.join(lines)}, then protect main.",
+    )
 
 
 def protection_payload() -> dict[str, Any]:
@@ -203,6 +170,10 @@ def init_vault(
         raise UsageError(f"'{github}' is not OWNER/NAME.", fix="E.g. --github acme/team-memory.")
     if protect and not github:
         raise UsageError("--protect needs --github OWNER/NAME.")
+    detection = resolve_pin(curator)
+    pin = detection.pin
+    if protect and pin is None:
+        raise _refuse_protection(detection)
     dest = _destination(path, github)
     vault_name = name_from(name or (owner_repo[1] if owner_repo else dest.name))
     if owner_repo is not None:
@@ -213,7 +184,6 @@ def init_vault(
                 kind="auth",
                 fix=gh.AUTH_FIX if gh.gh_executable() else gh.INSTALL_FIX,
             )
-    pin = CuratorPin.parse(curator) if curator else detect_curator_pin()
     files, to_edit = vault_files(pin, reviewers)
     dest.mkdir(parents=True, exist_ok=True)
     write_files(dest, files)
@@ -226,6 +196,13 @@ def init_vault(
             f"run `git -C {dest} add -A && git -C {dest} commit -m 'Create the vault'`.",
         ) from None
     result = InitResult(dest, vault_name, commit, False, pinned=pin, to_edit=to_edit)
+    result.pin_source = detection.source
+    if pin is None:
+        result.notices.append(
+            "lore cannot tell which gh-lore commit the vault's workflows should run ("
+            + "; ".join(detection.reasons)
+            + "), so they still name OWNER/gh-lore@000…0: edit the lines listed below."
+        )
     if register_vault:
         _, result.default = register(vault_name, dest, remote=None, make_default=make_default)
     try:

@@ -85,7 +85,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("curator", "allow_extra_fields", False, BOOL),
     Setting("curator", "allowed_link_domains", ["github.com"], STRINGS),
     Setting("curator", "allowed_placeholders", [], STRINGS),
-    Setting("curator", "near_duplicate_threshold", 0.6, POSITIVE, high=1),
+    # The likeness of lore.curator.judgement.similarity (0..1); 0.42 is the middle of the
+    # gap between distinct pairs and duplicates in eval/curator's tune part.
+    Setting("curator", "near_duplicate_threshold", 0.42, POSITIVE, high=1),
     # The optional model review (docs/curator.md), off by default; its reader checks
     # the text values (provider names, endpoints, variable names).
     Setting("curator.semantic", "enabled", False, BOOL),
@@ -99,6 +101,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("garden", "archive_superseded_after_days", 90, COUNT),
     Setting("garden", "low_confidence_max_age_days", 180, COUNT),
     Setting("garden", "remove_unused_taxonomy", True, BOOL),
+    # ...but never the template's entries, nor entries younger than this many days.
+    Setting("garden", "keep_template_taxonomy", True, BOOL),
+    Setting("garden", "keep_new_taxonomy_days", 90, COUNT),
 )
 
 

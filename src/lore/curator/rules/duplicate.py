@@ -1,230 +1,150 @@
 """`duplicate/`: a note that repeats one the vault already has.
 
-Bodies are compared as lower-case words with headings dropped. The same words in
-the same order is an exact duplicate (an error); sharing at least
-`near_duplicate_threshold` of their 3-word shingles (Jaccard) is a near duplicate
-(a warning naming the other note). A note is never compared with the notes it
-supersedes. In a pull request each new note is compared with every note at the
-base and with the notes before it in the same change; in a full audit each pair
-is reported once, on the newer note, through shingles shared by at most
-`MAX_POSTING` notes (boilerplate shared by more cannot make two notes alike).
+- `duplicate/exact` (error): the body, as lower-case words with headings dropped, is
+  word for word the body of another note.
+- `duplicate/near` (warning): the two notes hold the same lesson in other words: their
+  likeness (`lore.curator.judgement.similarity`: titles, summaries and whole notes
+  compared by IDF-weighted terms, gated by subject) reaches `near_duplicate_threshold`
+  and they do not contradict each other (a contradiction is reported instead). The
+  warning names the other note and suggests `supersedes` or an edit.
+- `duplicate/same-title` (warning): another note has the same title.
+
+A note is never compared with the notes it supersedes or that supersede it. In a pull
+request each new note is compared with the notes at the base and with the notes
+before it in the same change; in a full audit each pair is reported once, on the
+newer note. Which notes are judged is `lore.curator.candidates`' decision.
 """
 
 from __future__ import annotations
 
-import gc
 import re
-from collections import Counter, defaultdict
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+from functools import partial
 
-from lore.curator.context import CuratorContext, NoteView, view_of_note
+from lore.curator.candidates import Corpus, candidates, corpus_of, related
+from lore.curator.context import CuratorContext
 from lore.curator.finding import ERROR, WARNING, Finding
+from lore.curator.judgement.verdict import near_duplicate
 
 NAME = "duplicate"
 RULES = {
     "duplicate/exact": "the body repeats an existing note word for word",
-    "duplicate/near": "the body shares most of its wording with an existing note (warning)",
+    "duplicate/near": "the note holds the same lesson as an existing note, in other words "
+    "(warning)",
     "duplicate/same-title": "the title is the same as an existing note's (warning)",
 }
 
 _WORDS = re.compile(r"[a-z0-9]+")
 _HEADING_LINE = re.compile(r"^#{1,6}[ \t].*$", re.MULTILINE)
-BRUTE_FORCE_LIMIT = 20  # checked notes compared pairwise with the whole vault
-MAX_POSTING = 100
+MAX_NEAR_PER_NOTE = 3
 
 
-@dataclass(frozen=True)
-class Fingerprint:
-    id: str
-    path: str
-    words: tuple[str, ...]
-    shingles: frozenset[tuple[str, ...]]
-    title: str
-    title_line: int
-    supersedes: frozenset[str]
+def words_of(body: str) -> tuple[str, ...]:
+    """The body as lower-case words, headings dropped: what `duplicate/exact` compares."""
+    return tuple(_WORDS.findall(_HEADING_LINE.sub(" ", body.lower())))
 
 
-def fingerprint(view: NoteView) -> Fingerprint:
-    words = tuple(_WORDS.findall(_HEADING_LINE.sub(" ", view.body.lower())))
-    if len(words) >= 3:
-        shingles = frozenset(zip(words, words[1:], words[2:], strict=False))
-    else:
-        shingles = frozenset({words}) if words else frozenset()
-    title = " ".join(_WORDS.findall((view.title or "").lower()))
-    return Fingerprint(
-        view.id,
-        view.path,
-        words,
-        shingles,
-        title,
-        view.line_of_key("title"),
-        frozenset(view.supersedes),
-    )
-
-
-def jaccard(one: frozenset[tuple[str, ...]], other: frozenset[tuple[str, ...]]) -> float:
-    if not one or not other:
-        return 0.0
-    shared = len(one & other)
-    return shared / (len(one) + len(other) - shared)
-
-
-@contextmanager
-def _without_gc() -> Iterator[None]:
-    """Building ~10^6 small tuples triggers needless full collections; pause them."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def _related(one: Fingerprint, other: Fingerprint) -> bool:
-    return other.id in one.supersedes or one.id in other.supersedes or one.id == other.id
+def _title_key(title: str | None) -> str:
+    return " ".join(_WORDS.findall((title or "").lower()))
 
 
 def check(context: CuratorContext) -> list[Finding]:
-    checked = [c for c in context.notes if c.view is not None and c.view.body.strip()]
-    if not checked:
+    corpus = corpus_of(context)
+    reviewed = [i for i in corpus.reviewed() if corpus.entries[i].view.body.strip()]
+    if not reviewed:
         return []
-    if context.audit:
-        checked.sort(key=lambda c: (c.view.date or "", c.view.id) if c.view else ("", ""))
-    display = {c.path: c.display for c in checked}
-    with _without_gc():
-        probes = [fingerprint(c.view) for c in checked if c.view is not None]
-        corpus = [
-            fingerprint(view_of_note(n))
-            for n in context.existing.values()
-            if n.id not in context.checked_ids and n.body.strip()
-        ]
-        threshold = context.settings.near_duplicate_threshold
-        if len(probes) <= BRUTE_FORCE_LIMIT:
-            pairs = _pairs_brute_force(probes, corpus, threshold)
-        else:
-            pairs = _pairs_indexed(probes, corpus, threshold)
+    threshold = context.settings.near_duplicate_threshold
+    first_with_words: dict[tuple[str, ...], list[int]] = {}
+    for index, entry in enumerate(corpus.entries):
+        if entry.view.body.strip():
+            first_with_words.setdefault(words_of(entry.view.body), []).append(index)
     findings: list[Finding] = []
-    exact_seen: set[str] = set()
-    for probe, other, similarity in pairs:
-        path = display[probe.path]
-        if probe.words == other.words and probe.id not in exact_seen:
-            exact_seen.add(probe.id)
-            findings.append(
-                Finding(
-                    "duplicate/exact",
-                    ERROR,
-                    path,
-                    None,
-                    f"the body is the same as {other.id}'s",
-                    f"Drop this note, or make it supersede {other.id} if it replaces it.",
-                )
-            )
-        elif probe.words != other.words and similarity >= threshold:
-            findings.append(
-                Finding(
-                    "duplicate/near",
-                    WARNING,
-                    path,
-                    None,
-                    f"{similarity:.0%} of the wording is the same as in {other.id}",
-                    f"If this replaces it, add `supersedes: [{other.id}]`; if it adds to it, "
-                    f"link [[{other.id}]] and keep only what is new.",
-                )
-            )
-    findings += _same_titles(probes, corpus, display)
+    for index in reviewed:
+        findings += _check_note(corpus, index, first_with_words, threshold)
+    findings += _same_titles(corpus)
     return findings
 
 
-Pair = tuple[Fingerprint, Fingerprint, float]
-
-
-def _pairs_brute_force(
-    probes: list[Fingerprint], corpus: list[Fingerprint], threshold: float
-) -> list[Pair]:
-    pairs: list[Pair] = []
-    for index, probe in enumerate(probes):
-        best: list[Pair] = []
-        for other in (*corpus, *probes[:index]):
-            if _related(probe, other):
-                continue
-            if probe.words == other.words:
-                best.append((probe, other, 1.0))
-                continue
-            size, other_size = len(probe.shingles), len(other.shingles)
-            if not size or min(size, other_size) < threshold * max(size, other_size):
-                continue  # Jaccard cannot reach the threshold between sets this different
-            similarity = jaccard(probe.shingles, other.shingles)
-            if similarity >= threshold:
-                best.append((probe, other, similarity))
-        best.sort(key=lambda pair: (-pair[2], pair[1].id))
-        pairs += best[:3]
-    return pairs
-
-
-def _pairs_indexed(
-    probes: list[Fingerprint], corpus: list[Fingerprint], threshold: float
-) -> list[Pair]:
-    everyone = [*corpus, *probes]
-    frequency: Counter[tuple[str, ...]] = Counter()
-    for fp in everyone:
-        frequency.update(fp.shingles)
-    postings: dict[tuple[str, ...], list[int]] = defaultdict(list)
-    for index, fp in enumerate(everyone):
-        for shingle in fp.shingles:
-            if frequency[shingle] <= MAX_POSTING:
-                postings[shingle].append(index)
-    exact: dict[tuple[str, ...], int] = {}
-    for index, fp in enumerate(everyone):
-        exact.setdefault(fp.words, index)
-    pairs: list[Pair] = []
-    start = len(corpus)
-    for offset, probe in enumerate(probes):
-        position = start + offset
-        candidates: set[int] = set()
-        for shingle in probe.shingles:
-            for other in postings.get(shingle, ()):
-                if other < position:
-                    candidates.add(other)
-        first = exact[probe.words]
-        if first < position:
-            candidates.add(first)
-        best: list[Pair] = []
-        for candidate in candidates:
-            match = everyone[candidate]
-            if _related(probe, match):
-                continue
-            similarity = (
-                1.0 if probe.words == match.words else jaccard(probe.shingles, match.shingles)
-            )
-            if similarity >= threshold:
-                best.append((probe, match, similarity))
-        best.sort(key=lambda pair: (-pair[2], pair[1].id))
-        pairs += best[:3]
-    return pairs
-
-
-def _same_titles(
-    probes: list[Fingerprint], corpus: list[Fingerprint], display: dict[str, str]
+def _check_note(
+    corpus: Corpus,
+    index: int,
+    first_with_words: dict[tuple[str, ...], list[int]],
+    threshold: float,
 ) -> list[Finding]:
-    titles: dict[str, str] = {fp.title: fp.id for fp in corpus if fp.title}
+    entry = corpus.entries[index]
     findings: list[Finding] = []
-    for probe in probes:
-        if not probe.title:
+    copy = next(
+        (
+            other
+            for other in first_with_words[words_of(entry.view.body)]
+            if other < index and not related(entry.view, corpus.entries[other].view)
+        ),
+        None,
+    )
+    if copy is not None:
+        other_id = corpus.entries[copy].view.id
+        findings.append(
+            Finding(
+                "duplicate/exact",
+                ERROR,
+                entry.display,
+                None,
+                f"the body is the same as {other_id}'s",
+                f"Drop this note, or make it supersede {other_id} if it replaces it.",
+            )
+        )
+    near = 0
+    for other in candidates(corpus, index, lambda candidate: True):
+        if other == copy or not corpus.entries[other].view.body.strip():
             continue
-        other = titles.get(probe.title)
-        if other and other != probe.id and other not in probe.supersedes:
+        theirs = corpus.entries[other]
+        verdict = near_duplicate(
+            entry.profile,
+            partial(corpus.claims, index),
+            theirs.profile,
+            partial(corpus.claims, other),
+            corpus.idf,
+            threshold,
+        )
+        if not verdict.near_duplicate:
+            continue
+        likeness = verdict.likeness
+        shared = ", ".join(likeness.shared(corpus.idf, 4))
+        findings.append(
+            Finding(
+                "duplicate/near",
+                WARNING,
+                entry.display,
+                None,
+                f"this note holds the same lesson as {theirs.view.id} ({likeness.explain()}; "
+                f"both say {shared})",
+                f"If this replaces it, add `supersedes: [{theirs.view.id}]`; if it adds to it, "
+                f"link [[{theirs.view.id}]] and keep only what is new.",
+            )
+        )
+        near += 1
+        if near == MAX_NEAR_PER_NOTE:
+            break
+    return findings
+
+
+def _same_titles(corpus: Corpus) -> list[Finding]:
+    titles: dict[str, str] = {}
+    findings: list[Finding] = []
+    for entry in corpus.entries:
+        title = _title_key(entry.view.title)
+        if not title:
+            continue
+        other = titles.get(title)
+        if entry.reviewed and other and other not in entry.view.supersedes:
             findings.append(
                 Finding(
                     "duplicate/same-title",
                     WARNING,
-                    display[probe.path],
-                    probe.title_line,
+                    entry.display,
+                    entry.view.line_of_key("title"),
                     f"{other} has the same title",
                     "Make the title state what is different, or supersede the older note.",
                 )
             )
-        titles.setdefault(probe.title, probe.id)
+        titles.setdefault(title, entry.view.id)
     return findings
