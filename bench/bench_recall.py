@@ -12,7 +12,10 @@ For each size it measures, with medians over repeated runs:
   and `recall_in_index` alone), over 60 generated queries;
 - recall as a whole process (`lore recall --json …`, the console script) against
   `python -c pass` run by the same interpreter, and the process's peak RSS.
-Results go to bench/results/recall-<size>.json and a table on stdout.
+Results go to bench/results/recall-<size>.json and a table on stdout. With two sizes
+or more, recall across the smallest and the largest vault together (the library call
+`recall_many`, as `lore recall` makes it with two vaults registered, their statistics
+shared) is measured too, into bench/results/recall-multi.json.
 """
 
 from __future__ import annotations
@@ -37,6 +40,8 @@ from common import lore_command, machine, median_ms, percentile_ms, print_table 
 from lore.index.build import open_index  # noqa: E402
 from lore.recall.engine import recall, recall_in_index  # noqa: E402
 from lore.recall.model import RecallRequest  # noqa: E402
+from lore.recall.multi import recall_many  # noqa: E402
+from lore.vaults import VaultRef  # noqa: E402
 from synth import git, make_vault, queries  # noqa: E402
 
 
@@ -118,6 +123,27 @@ def bench_size(size: int, workdir: Path, repeat: int) -> dict[str, Any]:
     return result
 
 
+def bench_multi(sizes: list[int], workdir: Path) -> dict[str, Any]:
+    """Recall across the smallest and the largest vault, against each vault alone."""
+    small, large = min(sizes), max(sizes)
+    refs = [VaultRef(f"v{size}", workdir / f"vault-{size}") for size in (small, large)]
+    together, alone = [], []
+    for _ in range(3):
+        for query in queries():
+            started = time.perf_counter()
+            recall_many(refs, RecallRequest(query=query))
+            together.append(time.perf_counter() - started)
+            started = time.perf_counter()
+            recall_many(refs[1:], RecallRequest(query=query))
+            alone.append(time.perf_counter() - started)
+    return {
+        "vaults": [small, large],
+        "recall_two_vaults_p50_ms": median_ms(together),
+        "recall_two_vaults_p95_ms": percentile_ms(together, 0.95),
+        "recall_largest_alone_p50_ms": median_ms(alone),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -156,6 +182,12 @@ def main() -> None:
         "index_mib",
     ]
     print_table(rows, keys)
+    if len(set(args.sizes)) > 1:
+        multi = bench_multi(args.sizes, workdir)
+        multi["machine"] = machine()
+        multi["measured"] = time.strftime("%Y-%m-%d")
+        (results_dir / "recall-multi.json").write_text(json.dumps(multi, indent=2) + "\n")
+        print_table([multi], [k for k in multi if k not in ("machine", "measured")])
 
 
 if __name__ == "__main__":

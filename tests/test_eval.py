@@ -40,6 +40,14 @@ def test_clearly_above_the_baseline(results: dict) -> None:  # type: ignore[type
         assert lore[kind]["ndcg@10"] > baseline[kind]["ndcg@10"], kind
 
 
+def test_small_vaults(results: dict) -> None:  # type: ignore[type-arg]
+    """Vaults of 3 to 20 notes drawn from the fixture: the answer scores, and ranks first."""
+    for size, row in results["small_vaults"].items():
+        assert row["zero_score"] == 0, size
+        assert row["ndcg@10"] >= 0.95, size
+        assert row["mrr@10"] >= 0.95, size
+
+
 # ---- the curator's judgement on its judged public set (eval/curator) ----
 
 CURATOR_EVAL = Path(__file__).resolve().parent.parent / "eval" / "run_curator_eval.py"

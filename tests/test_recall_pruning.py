@@ -1,17 +1,22 @@
 """Skipping common phrases in recall's first stage never changes the answer.
 
-`_Ranker.rank` first scores only the notes that match a rarer phrase of the query and
+`Ranker.rank` first scores only the notes that match a rarer phrase of the query and
 checks a bound on what the skipped notes could have scored (see its docstring). These
 tests ask the same questions with the skipping switched off (`COMMON_SHARE` above 1,
 so no phrase counts as common) and require the same notes with the same scores, on a
 vault whose word frequencies follow Zipf's law (a few words in most notes) and on the
-judged eval vault; they also check that the shortcut and its fallbacks really ran.
+judged eval vault, with the vault's own statistics and with those of several vaults
+(every phrase reweighed); they also check that the shortcut and its fallbacks really
+ran, and that the phrases in most notes were reweighed (`rank.idf`). A last test
+cuts the first stage at a few rows and checks that the best notes by lore's BM25 are
+still found.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import random
+import sqlite3
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -19,9 +24,11 @@ from pathlib import Path
 import pytest
 
 from lore.index.build import open_index
-from lore.recall import engine
-from lore.recall.engine import recall_in_index
+from lore.recall import ranker
+from lore.recall.engine import query_terms, recall_in_index
 from lore.recall.model import RecallRequest
+from lore.recall.rank import Boosts, Statistics
+from lore.recall.ranker import phrase_statistics
 from tests.support import Vault, note_text
 
 REPOS = ("payments-api", "web-app", "ledger")
@@ -83,25 +90,45 @@ def _queries(count: int, seed: int = 9) -> list[str]:
 
 
 class PassCounter:
-    """Records each first-stage query: which rows it scored (None: every matching row)."""
+    """Records each first-stage query: which rows it scored (None: every matching row).
+
+    Also counts the queries asked again for every row (`deeper`) and the rankings in
+    which some phrase was reweighed (`reweighed`).
+    """
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.runs: list[list[str | None]] = []
-        original = engine._Ranker.candidates
+        self.deeper = 0
+        self.reweighed = 0
+        original = ranker.Ranker.candidates
 
-        def counted(ranker: engine._Ranker, match: str, essential: str | None = None) -> object:
+        def counted(
+            stages: ranker.Ranker, match: str, essential: str | None = None, **options: bool
+        ) -> object:
             self.runs[-1].append(essential)
-            return original(ranker, match, essential)
+            self.deeper += bool(options.get("everything"))
+            if len(self.runs[-1]) == 1:  # once a ranking
+                self.reweighed += any(ratio != 1.0 for ratio in stages.ratio.values())
+            return original(stages, match, essential, **options)
 
-        monkeypatch.setattr(engine._Ranker, "candidates", counted)
+        monkeypatch.setattr(ranker.Ranker, "candidates", counted)
 
     def start(self) -> None:
         self.runs.append([])
 
 
-def _answer(conn: object, request: RecallRequest) -> list[tuple[str, float]]:
-    result = recall_in_index(conn, request)  # type: ignore[arg-type]
+def _answer(
+    conn: sqlite3.Connection, request: RecallRequest, statistics: Statistics | None = None
+) -> list[tuple[str, float]]:
+    result = recall_in_index(conn, request, statistics=statistics)
     return [(hit.id, hit.score) for hit in result.hits]
+
+
+def _shared(conn: sqlite3.Connection, request: RecallRequest) -> Statistics:
+    """This vault's statistics together with those of a made-up second vault of 250 notes."""
+    phrases = [term.fts() for term in query_terms(conn, request.query)]
+    other = Statistics(250, {phrase: (number * 37) % 180 for number, phrase in enumerate(phrases)})
+    return Statistics.combined([phrase_statistics(conn, phrases), other])
 
 
 def _requests(queries: list[str], repos: tuple[str | None, ...]) -> Iterator[RecallRequest]:
@@ -121,13 +148,15 @@ def _compare(
     counter = PassCounter(monkeypatch)
     try:
         for request in requests:
-            counter.start()
-            pruned = _answer(conn, request)
-            with monkeypatch.context() as patch:
-                patch.setattr(engine, "COMMON_SHARE", 2.0)
-                plain = _answer(conn, request)
-            assert pruned == plain, request
-            assert counter.runs[-1][-1] is None, "the comparison must run the plain query"
+            for statistics in (None, _shared(conn, request)):
+                counter.start()
+                pruned = _answer(conn, request, statistics)
+                counter.start()
+                with monkeypatch.context() as patch:
+                    patch.setattr(ranker, "COMMON_SHARE", 2.0)
+                    plain = _answer(conn, request, statistics)
+                assert pruned == plain, (request, statistics)
+                assert set(counter.runs[-1]) == {None}, "the comparison must run the plain query"
     finally:
         conn.close()
     return counter
@@ -140,14 +169,19 @@ def test_skipping_common_phrases_keeps_the_answer_on_a_zipf_vault(
     requests = list(_requests(_queries(60), (None, *REPOS)))
     counter = _compare(vault.root, requests, monkeypatch)
 
-    pruned_runs = [runs[:-1] for runs in counter.runs]  # the last run is the plain one
+    pruned_runs = counter.runs[::2]  # each pruned query is followed by the plain one
     single = [runs for runs in pruned_runs if len(runs) == 1 and runs[0] is not None]
-    assert len(single) >= len(requests) // 2, "the bound rarely held after one pass"
+    assert len(single) >= len(requests), "the bound rarely held after one pass"
+    # Shared statistics reweigh every phrase: 2 rankings a request. Beyond those, the
+    # vault's own statistics reweigh its words in most notes.
+    assert counter.reweighed > len(requests) * 3, "the words in most notes were not reweighed"
     more = [runs for runs in pruned_runs if len(runs) > 1]
     assert more, "no second pass ran"
-    assert all(" NOT (" in str(run) for runs in more for run in runs[1:]), (
-        "a later pass must score only the notes the earlier ones did not"
-    )
+    assert all(
+        " NOT (" in str(run) or run in runs[:number]  # or an earlier one asked for every row
+        for runs in more
+        for number, run in enumerate(runs[1:], start=1)
+    ), "a later pass must score only the notes the earlier ones did not"
 
 
 @pytest.fixture(scope="module")
@@ -167,4 +201,37 @@ def test_skipping_common_phrases_keeps_the_answer_on_the_eval_vault(
     queries = [str(item["query"]) for item in judged]
     requests = list(_requests(queries, (None, "ledger", "checkout-api", "storefront")))
     counter = _compare(root, requests, monkeypatch)
-    assert sum(1 for runs in counter.runs if runs[0] is not None) >= len(requests) // 3
+    assert sum(1 for runs in counter.runs[::2] if runs[0] is not None) >= len(requests) * 2 // 3
+    assert counter.reweighed > len(requests) * 2, "no phrase of the eval reweighed by the floor"
+
+
+def test_the_candidates_hold_the_best_notes_by_bm25(
+    make_vault: Callable[..., Vault], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first stage cut at 3 rows still finds the best notes by lore's BM25.
+
+    FTS5 orders the candidates by its own BM25; lore's reweighs some phrases, so the
+    rows left out are asked for again when they could score higher. With the boosts
+    set to 1 (they reorder the candidates, see `Ranker.rank`) the answer must be
+    that of a first stage that reads every matching row.
+    """
+    vault = make_vault(_zipf_notes(300), repos=REPOS)
+    requests = list(_requests(_queries(20), (None, *REPOS)))
+    monkeypatch.setattr(ranker, "compute_boosts", lambda *_, **__: Boosts(1.0, 1.0, 1.0))
+    conn, _ = open_index(vault.root)
+    counter = PassCounter(monkeypatch)
+    try:
+        for request in requests:
+            for statistics in (None, _shared(conn, request)):
+                counter.start()
+                with monkeypatch.context() as patch:
+                    patch.setattr(ranker, "CANDIDATES", 3)
+                    cut = _answer(conn, request, statistics)
+                with monkeypatch.context() as patch:
+                    patch.setattr(ranker, "CANDIDATES", 10**9)
+                    patch.setattr(ranker, "COMMON_SHARE", 2.0)
+                    every_row = _answer(conn, request, statistics)
+                assert cut == every_row, (request, statistics)
+    finally:
+        conn.close()
+    assert counter.deeper >= len(requests) // 2, "the rows left out were rarely asked for"

@@ -69,7 +69,7 @@ def register(sub: Any, name: str, help_text: str) -> None:
     parser.add_argument(
         "--explain",
         action="store_true",
-        help="show how each score was made: BM25 per term, then each boost",
+        help="show how each score was made: each term's idf and BM25, then each boost",
     )
     parser.add_argument("--json", action="store_true", help="print the JSON contract on stdout")
     parser.add_argument(

@@ -111,20 +111,28 @@ def _explain(out: Any, result: RecallResult | MultiResult) -> None:
         for t in result.plan.terms
     )
     out.print(f"\n[bold]Query terms[/] (OR): {terms}", soft_wrap=True)
+    if isinstance(result, MultiResult) and result.statistics is not None:
+        out.print(
+            f"[dim]idf from all {result.statistics.rows} notes of the {len(result.vaults)} "
+            "vaults searched, as if they were one[/]",
+            soft_wrap=True,
+        )
     for number, hit in enumerate(result.hits, start=1):
         out.print(f"\n[bold]#{number}[/] [cyan]{safe(hit.id)}[/]", soft_wrap=True)
         table = Table(show_edge=False, header_style="bold")
         table.add_column("part")
+        table.add_column("idf", justify="right")
         table.add_column("value", justify="right")
         for term in hit.terms:
             label = f"bm25 “{safe(term.term)}”"
             if term.origin.startswith("alias:"):
                 label += f" [dim]({safe(term.origin[6:])})[/]"
-            table.add_row(label, f"{term.score:.3f}")
+            idf = f"{term.idf:.3f}" + (" [dim](floor)[/]" if term.floored else "")
+            table.add_row(label, idf, f"{term.score:.3f}")
         own = sum(term.score for term in hit.terms)
         if hit.replaces and hit.base_score > own + 1e-6:
-            table.add_row("bm25 via the replaced note it matched", f"{hit.base_score:.3f}")
-        table.add_row("[bold]bm25 total[/]", f"[bold]{hit.base_score:.3f}[/]")
+            table.add_row("bm25 via the replaced note it matched", "", f"{hit.base_score:.3f}")
+        table.add_row("[bold]bm25 total[/]", "", f"[bold]{hit.base_score:.3f}[/]")
         if hit.boosts is not None:
             repo_label = "× repo" + (
                 " (same repository)"
@@ -133,8 +141,10 @@ def _explain(out: Any, result: RecallResult | MultiResult) -> None:
                 if hit.boosts.repo < 1
                 else ""
             )
-            table.add_row(repo_label, f"{hit.boosts.repo:.3f}")
-            table.add_row(f"× confidence ({safe(hit.confidence)})", f"{hit.boosts.confidence:.3f}")
-            table.add_row(f"× recency ({hit.date})", f"{hit.boosts.recency:.3f}")
-        table.add_row("[bold]= score[/]", f"[bold]{hit.score:.3f}[/]")
+            table.add_row(repo_label, "", f"{hit.boosts.repo:.3f}")
+            table.add_row(
+                f"× confidence ({safe(hit.confidence)})", "", f"{hit.boosts.confidence:.3f}"
+            )
+            table.add_row(f"× recency ({hit.date})", "", f"{hit.boosts.recency:.3f}")
+        table.add_row("[bold]= score[/]", "", f"[bold]{hit.score:.3f}[/]")
         out.print(table)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lore.recall.query import QueryPlan
-from lore.recall.rank import Boosts
+from lore.recall.rank import Boosts, Statistics
 from lore.recall.snippet import HIGHLIGHT
 from lore.record import Record
 from lore.sanitize import sanitize_field, sanitize_fields
@@ -45,12 +45,18 @@ class RecallRequest(Record):
 
 
 class TermScore(Record):
-    __slots__ = ("origin", "score", "term")
+    """One phrase's part of a hit's BM25, and the idf it was weighed by (`--explain`)."""
 
-    def __init__(self, term: str, origin: str, score: float) -> None:
+    __slots__ = ("floored", "idf", "origin", "score", "term")
+
+    def __init__(
+        self, term: str, origin: str, score: float, *, idf: float = 0.0, floored: bool = False
+    ) -> None:
         self.term = sanitize_field(term)
         self.origin = origin
         self.score = score
+        self.idf = idf
+        self.floored = floored  # the idf is the floor (a phrase in most notes; `rank.idf`)
 
 
 class Hit(Record):
@@ -144,7 +150,12 @@ class Hit(Record):
             data["explain"] = {
                 "bm25": round(self.base_score, 4),
                 "terms": [
-                    {"term": t.term, "origin": t.origin, "score": round(t.score, 4)}
+                    {
+                        "term": t.term,
+                        "origin": t.origin,
+                        "idf": round(t.idf, 4),
+                        "score": round(t.score, 4),
+                    }
                     for t in self.terms
                 ],
                 "boosts": {
@@ -191,7 +202,17 @@ class SearchedVault(Record):
 class MultiResult(Record):
     """Like `RecallResult`, with `labels[i]` naming the vault of `hits[i]`."""
 
-    __slots__ = ("engine", "hits", "labels", "notices", "plan", "query", "repo", "vaults")
+    __slots__ = (
+        "engine",
+        "hits",
+        "labels",
+        "notices",
+        "plan",
+        "query",
+        "repo",
+        "statistics",
+        "vaults",
+    )
 
     def __init__(
         self,
@@ -204,6 +225,7 @@ class MultiResult(Record):
         repo: str | None,
         vaults: list[SearchedVault],
         notices: list[str],
+        statistics: Statistics | None = None,
     ) -> None:
         self.query = query
         self.engine = engine
@@ -213,6 +235,7 @@ class MultiResult(Record):
         self.repo = repo
         self.vaults = vaults
         self.notices = notices
+        self.statistics = statistics  # the vaults' shared statistics, when several were searched
 
 
 def recall_json(result: MultiResult, *, explain: bool = False) -> dict[str, Any]:

@@ -1,16 +1,16 @@
 """Recall without SQLite: read every note and score it in Python (`"engine": "scan"`).
 
 Used only when SQLite or FTS5 cannot be used (or the index cannot be written). It
-serves the same committed snapshot as the index, ranks with the same weighted BM25
-shape and the same boosts and status rules, and is slower: every call reads and
-parses every note.
+serves the same committed snapshot as the index, ranks with the same BM25 as the
+index (FTS5's formula: column weights on the term frequencies, the length of all
+columns against the average, the idf of `rank.idf`) and the same boosts and status
+rules, and is slower: every call reads and parses every note. Its words are split
+and stemmed in Python, which agrees with FTS5's tokenizer on ordinary words.
 """
 
 from __future__ import annotations
 
-import math
 import re
-from collections import Counter
 from pathlib import Path
 
 from lore import clock
@@ -19,15 +19,16 @@ from lore.note.model import Note
 from lore.note.parse import parse_note
 from lore.note.status import Links, compute_status, final_replacement
 from lore.recall.model import Hit, RecallRequest, RecallResult, TermScore
-from lore.recall.query import build_query
-from lore.recall.rank import compute_boosts
+from lore.recall.query import QueryPlan, Term, build_query
+from lore.recall.rank import BM25_K1, Statistics, compute_boosts
 from lore.recall.snippet import make_snippet, stem
+from lore.record import Record
 from lore.taxonomy import parse_taxonomy
 from lore.vault.settings import parse_settings, recall_settings
 from lore.vault.snapshot import list_notes, read_notes, read_vault_file, take_snapshot
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-K1, B = 1.2, 0.75
+B = 0.75  # FTS5's bm25() constant (fts5_aux.c)
 
 
 def _tokens(text: str) -> list[str]:
@@ -50,104 +51,166 @@ def _phrase_count(tokens: list[str], phrase: list[str]) -> int:
     return sum(1 for i in range(len(tokens) - size + 1) if tokens[i : i + size] == phrase)
 
 
-def recall_by_scan(root: Path, request: RecallRequest) -> RecallResult:
-    snapshot = take_snapshot(root)
-    notes: dict[str, Note] = {}
-    for path, (_, raw) in sorted(read_notes(root, snapshot, list_notes(root, snapshot)).items()):
+class ScannedVault(Record):
+    """A vault's committed notes read from the files, with its aliases and settings."""
+
+    __slots__ = ("aliases", "docs", "notes", "settings", "version")
+
+    def __init__(self, root: Path) -> None:
+        snapshot = take_snapshot(root)
+        self.version = snapshot.version
+        self.notes: dict[str, Note] = {}
+        for path, (_, raw) in sorted(
+            read_notes(root, snapshot, list_notes(root, snapshot)).items()
+        ):
+            try:
+                note = parse_note(raw, path)
+            except NoteError:
+                continue
+            self.notes.setdefault(note.id, note)
+        taxonomy_text = read_vault_file(root, snapshot, "_taxonomy.md")
+        self.aliases = parse_taxonomy(taxonomy_text).alias_map() if taxonomy_text else {}
         try:
-            note = parse_note(raw, path)
-        except NoteError:
-            continue
-        notes.setdefault(note.id, note)
-    taxonomy_text = read_vault_file(root, snapshot, "_taxonomy.md")
-    aliases = parse_taxonomy(taxonomy_text).alias_map() if taxonomy_text else {}
-    try:
-        settings = recall_settings(parse_settings(read_vault_file(root, snapshot, "lore.toml")))
-    except Exception:  # noqa: BLE001 - a broken lore.toml must not stop the fallback
-        settings = recall_settings(parse_settings(None))
-    plan = build_query(request.query, aliases)
-    result = RecallResult(
-        request.query, "scan", [], plan, request.repo, vault_version=snapshot.version
-    )
-    if plan.empty or not notes:
+            self.settings = recall_settings(
+                parse_settings(read_vault_file(root, snapshot, "lore.toml"))
+            )
+        except Exception:  # noqa: BLE001 - a broken lore.toml must not stop the fallback
+            self.settings = recall_settings(parse_settings(None))
+        self.docs = {nid: _fields(note) for nid, note in self.notes.items()}
+
+    def plan(self, query: str) -> QueryPlan:
+        return build_query(query, self.aliases)
+
+    def counts(self, terms: list[Term]) -> dict[str, dict[str, float]]:
+        """Per phrase, each note's weighted frequency of it (notes without it left out)."""
+        weights = self.settings["weights"]
+        counted: dict[str, dict[str, float]] = {}
+        for term in terms:
+            phrase = [stem(w) for w in term.words]
+            columns = [term.column] if term.column else list(weights)
+            per_note = {}
+            for nid, fields in self.docs.items():
+                tf = sum(weights[c] * _phrase_count(fields[c], phrase) for c in columns)
+                if tf:
+                    per_note[nid] = tf
+            counted[term.fts()] = per_note
+        return counted
+
+    def statistics(self, terms: list[Term]) -> Statistics:
+        """How many notes there are, and how many contain each phrase."""
+        counted = self.counts(terms)
+        return Statistics(len(self.notes), {p: len(found) for p, found in counted.items()})
+
+    def recall(self, request: RecallRequest, statistics: Statistics | None = None) -> RecallResult:
+        plan = self.plan(request.query)
+        result = RecallResult(
+            request.query, "scan", [], plan, request.repo, vault_version=self.version
+        )
+        if plan.empty or not self.notes:
+            return result
+        notes, settings = self.notes, self.settings
+        today = clock.today()
+        statuses = compute_status(
+            (Links(n.id, n.supersedes, n.depends_on, n.expires) for n in notes.values()),
+            today.isoformat(),
+        )
+        counted = self.counts(plan.terms)
+        scoring = statistics or Statistics(
+            len(notes), {p: len(found) for p, found in counted.items()}
+        )
+        lengths = {nid: sum(len(tokens) for tokens in f.values()) for nid, f in self.docs.items()}
+        average = sum(lengths.values()) / len(lengths)
+        words = [word for term in plan.terms for word in term.words]
+
+        parts: dict[str, list[TermScore]] = {}
+        for nid, note in notes.items():
+            if not _wanted(note, request):
+                continue
+            terms: list[TermScore] = []
+            for term in plan.terms:
+                phrase = term.fts()
+                tf = counted[phrase].get(nid, 0.0)
+                if tf:
+                    weight = scoring.idf(phrase)
+                    length = 1 - B + B * lengths[nid] / average
+                    norm = tf * (BM25_K1 + 1) / (tf + BM25_K1 * length)
+                    floored = scoring.floored(phrase)
+                    score = weight * norm
+                    terms.append(
+                        TermScore(term.label, term.origin, score, idf=weight, floored=floored)
+                    )
+            if terms:
+                parts[nid] = terms
+
+        # A superseded match lends its strength to the note that replaced it, as in the index.
+        strength: dict[str, float] = {}
+        replaced: dict[str, tuple[str, float]] = {}
+        for nid, terms in parts.items():
+            base = 0.0
+            for part in terms:  # in the query's order, as FTS5 adds them up
+                base += part.score
+            target = nid
+            if nid in statuses and not request.include_inactive:
+                found = final_replacement(statuses, nid)
+                if found is None or found not in notes or not _wanted(notes[found], request):
+                    continue
+                target = found
+                if base <= replaced.get(target, ("", -1.0))[1]:
+                    continue
+                replaced[target] = (nid, base)
+            strength[target] = max(strength.get(target, 0.0), base)
+
+        hits = []
+        for nid, base in strength.items():
+            note = notes[nid]
+            boosts = compute_boosts(
+                settings,
+                note_repos=list(note.repo),
+                current_repo=request.repo,
+                confidence=note.confidence,
+                note_date=note.date,
+                today=today,
+            )
+            inactive = statuses.get(nid)
+            hits.append(
+                Hit(
+                    id=note.id,
+                    title=note.title,
+                    path=note.path,
+                    type=note.type,
+                    repo=list(note.repo),
+                    tags=list(note.tags),
+                    confidence=note.confidence,
+                    date=note.date,
+                    author=note.author,
+                    summary=note.summary,
+                    score=base * boosts.total,
+                    snippet=make_snippet(note.body, words, fallback=note.summary),
+                    active=inactive is None,
+                    inactive_reason=inactive.reason if inactive else None,
+                    replaces=replaced[nid][0] if nid in replaced else None,
+                    base_score=base,
+                    boosts=boosts,
+                    terms=sorted(parts.get(nid, []), key=lambda t: -t.score)
+                    if request.explain
+                    else [],
+                )
+            )
+        result.hits = sorted(hits, key=lambda h: (-h.score, h.id))[: request.limit]
         return result
 
-    today = clock.today()
-    statuses = compute_status(
-        (Links(n.id, n.supersedes, n.depends_on, n.expires) for n in notes.values()),
-        today.isoformat(),
-    )
-    weights = settings["weights"]
-    docs = {nid: _fields(note) for nid, note in notes.items()}
-    lengths = {nid: sum(len(v) * weights[k] for k, v in f.items()) for nid, f in docs.items()}
-    average = sum(lengths.values()) / max(1, len(lengths))
-    phrases = [[stem(w) for w in term.words] for term in plan.terms]
-    words = [word for term in plan.terms for word in term.words]
-    counts = {
-        nid: [
-            sum(weights[k] * _phrase_count(tokens, p) for k, tokens in fields.items())
-            for p in phrases
-        ]
-        for nid, fields in docs.items()
-    }
-    df = Counter(i for per_note in counts.values() for i, c in enumerate(per_note) if c)
-    total = len(notes)
 
-    hits: dict[str, Hit] = {}
-    for nid, per_term in counts.items():
-        note = notes[nid]
-        if request.types and note.type not in request.types:
-            continue
-        if request.tags and not all(_has_tag(note, tag) for tag in request.tags):
-            continue
-        terms: list[TermScore] = []
-        for index, tf in enumerate(per_term):
-            if not tf:
-                continue
-            idf = math.log(1 + (total - df[index] + 0.5) / (df[index] + 0.5))
-            norm = tf * (K1 + 1) / (tf + K1 * (1 - B + B * lengths[nid] / average))
-            terms.append(TermScore(plan.terms[index].label, plan.terms[index].origin, idf * norm))
-        if not terms:
-            continue
-        status = statuses.get(nid)
-        replaces = None
-        if status is not None and not request.include_inactive:
-            target = final_replacement(statuses, nid)
-            if target is None or target not in notes or target in hits:
-                continue
-            replaces, note = nid, notes[target]
-        base = sum(t.score for t in terms)
-        boosts = compute_boosts(
-            settings,
-            note_repos=list(note.repo),
-            current_repo=request.repo,
-            confidence=note.confidence,
-            note_date=note.date,
-            today=today,
-        )
-        inactive = statuses.get(note.id)
-        hits[note.id] = Hit(
-            id=note.id,
-            title=note.title,
-            path=note.path,
-            type=note.type,
-            repo=list(note.repo),
-            tags=list(note.tags),
-            confidence=note.confidence,
-            date=note.date,
-            author=note.author,
-            summary=note.summary,
-            score=base * boosts.total,
-            snippet=make_snippet(note.body, words, fallback=note.summary),
-            active=inactive is None,
-            inactive_reason=inactive.reason if inactive else None,
-            replaces=replaces,
-            base_score=base,
-            boosts=boosts,
-            terms=sorted(terms, key=lambda t: -t.score) if request.explain else [],
-        )
-    result.hits = sorted(hits.values(), key=lambda h: (-h.score, h.id))[: request.limit]
-    return result
+def _wanted(note: Note, request: RecallRequest) -> bool:
+    """Whether the note passes the request's type and tag filters."""
+    if request.types and note.type not in request.types:
+        return False
+    return all(_has_tag(note, tag) for tag in request.tags)
+
+
+def recall_by_scan(
+    root: Path, request: RecallRequest, statistics: Statistics | None = None
+) -> RecallResult:
+    return ScannedVault(root).recall(request, statistics)
 
 
 def _has_tag(note: Note, tag: str) -> bool:

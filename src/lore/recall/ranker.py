@@ -1,0 +1,440 @@
+"""The two stages of recall in the index, and the bounds that keep their shortcuts exact.
+
+Stage one asks FTS5 for the top `CANDIDATES` notes by BM25 with column weights (title
+and tags above body); stage two, in Python, applies the gentle boosts, hides inactive
+notes (a superseded match brings in the note that replaced it), and cuts to the
+limit. Snippets and the per-term explanation are computed only for the notes returned.
+
+lore's BM25 weighs a phrase by `rank.idf`, which differs from FTS5's for the commonest
+phrases (and for every phrase when several vaults share their statistics). FTS5's
+score of a candidate is then corrected phrase by phrase: one more FTS5 query per such
+phrase gives that phrase's part of the score for the candidates (`Ranker.corrected`).
+
+Computing BM25 for every matching row is most of the cost, so stage one skips rows
+that match only the query's common phrases whenever a bound proves none of them could
+reach the results, and reads only the top `CANDIDATES` rows while a bound proves the
+rest could not be among the best by lore's BM25 (`Ranker.rank`).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sized
+from datetime import date
+
+from lore.index.schema import FTS_COLUMNS
+from lore.recall.model import Hit, RecallRequest, TermScore
+from lore.recall.query import QueryPlan
+from lore.recall.rank import BM25_K1, Boosts, Statistics, compute_boosts, fts5_idf
+from lore.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+CANDIDATES = 200
+COMMON_SHARE = 0.05  # a phrase in more notes than this share is scored only when it must be
+CHUNK = 16  # candidates whose boosts are computed at a time (see the early stop in `rank`)
+SAFETY = 1.0 + 1e-9  # bounds are raised by this factor against rounding
+PARTS_BY_LIST = 500  # up to this many rows, a phrase's parts are asked for by rowid
+ROWS_PER_QUERY = 400  # what one more FTS5 query costs, in rows of a phrase read (~20 µs)
+
+
+_COLUMNS = (
+    "n.rowid, n.id, n.title, n.path, n.type, n.repo, n.tag_list, n.confidence, n.date, "
+    "n.author, n.summary, n.active, n.inactive_reason, n.superseded_by"
+)
+
+
+def indexed_rows(conn: sqlite3.Connection) -> int:
+    """How many notes FTS5's `bm25()` counts (its `N`), read where FTS5 keeps it.
+
+    FTS5 keeps the number of rows it indexed as the first varint of its "averages"
+    record, row 1 of `notes_fts_data` (`FTS5_AVERAGES_ROWID`, `fts5_index.c`); that is
+    what `xRowCount` returns to `bm25()`. Counting the notes would cost a millisecond
+    at 100k notes; this costs one page read. The varint is SQLite's: big-endian, seven
+    bits a byte while the high bit is set, all eight bits in a ninth byte.
+    """
+    row = conn.execute("SELECT block FROM notes_fts_data WHERE id = 1").fetchone()
+    value = 0
+    for position, byte in enumerate(bytes(row[0]) if row and row[0] else b""):
+        if position == 8:
+            return (value << 8) | byte
+        value = (value << 7) | (byte & 0x7F)
+        if byte < 0x80:
+            return value
+    return 0  # an empty table: no averages yet
+
+
+def phrase_statistics(conn: sqlite3.Connection, phrases: list[str]) -> Statistics:
+    """How many notes this index holds, and how many contain each phrase."""
+    hits = {
+        phrase: conn.execute(
+            "SELECT count(*) FROM notes_fts WHERE notes_fts MATCH ?", (phrase,)
+        ).fetchone()[0]
+        for phrase in dict.fromkeys(phrases)
+    }
+    return Statistics(indexed_rows(conn), hits)
+
+
+class Ranker(Record):
+    """Stage one in FTS5 (BM25 top candidates), stage two in Python (boosts, statuses).
+
+    `idf` is what lore weighs each phrase by, `fts_idf` what FTS5's `bm25()` did, and
+    `ratio` their quotient: lore's score is FTS5's with each phrase's part multiplied
+    by its ratio (`corrected`).
+    """
+
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        request: RecallRequest,
+        settings: dict[str, Any],
+        today: date,
+        plan: QueryPlan,
+        *,
+        statistics: Statistics | None,
+    ) -> None:
+        self.conn = conn
+        self.request = request
+        self.settings = settings
+        self.today = today
+        self.plan = plan
+        self.where, self.params = _filters(request)
+        weights = settings["weights"]
+        values = ", ".join(f"{float(weights[column]):g}" for column in FTS_COLUMNS)
+        self.bm25_sql = f"bm25(notes_fts, {values})"  # numbers only, from the index's settings
+        local = phrase_statistics(conn, [term.fts() for term in plan.terms])
+        self.rows, self.hits = local.rows, local.hits
+        self.scoring = statistics or local  # what the idf comes from
+        self.fts_idf = {phrase: fts5_idf(local.rows, n) for phrase, n in local.hits.items()}
+        self.idf = {phrase: self.scoring.idf(phrase) for phrase in local.hits}
+        self.ratio = {phrase: self.idf[phrase] / self.fts_idf[phrase] for phrase in local.hits}
+
+        # One ratio multiplies the whole of FTS5's score; only the phrases with another are
+        # scored alone. Scoring a phrase alone costs about a row per note that has it, so
+        # the ratio chosen leaves the fewest such rows (usually 1: no phrase reweighed).
+        def cost(base: float) -> tuple[int, float]:
+            rest = [p for p, r in self.ratio.items() if r != base]
+            return sum(local.hits[p] + ROWS_PER_QUERY for p in rest), -base
+
+        self.base = min(set(self.ratio.values()), key=cost)
+        self.adjust = {p: r - self.base for p, r in self.ratio.items() if r != self.base}
+        self.exact: dict[int, float] = {}  # rowid -> lore's BM25, for the rows corrected
+
+    def boosts(self, repos: str, confidence: str, day: str) -> Boosts:
+        return compute_boosts(
+            self.settings,
+            note_repos=json.loads(repos),
+            current_repo=self.request.repo,
+            confidence=confidence,
+            note_date=day,
+            today=self.today,
+        )
+
+    def candidates(
+        self, match: str, essential: str | None = None, *, everything: bool = False
+    ) -> dict[int, float]:
+        """The top candidates by FTS5's BM25 (with column weights) and their scores.
+
+        With `essential`, only rows that match it are scored (see `rank`); the score is
+        still that of the whole query, so it equals what the plain query gives the row.
+        With `everything`, every such row is returned, not only the top `CANDIDATES` (or
+        the top `limit`, when more are asked for).
+        """
+        essential_sql = ""
+        params: list[Any] = [match]
+        if essential is not None:
+            # `+rowid` keeps SQLite from looking rows up one by one through the IN list.
+            essential_sql = (
+                " AND +notes_fts.rowid IN (SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?)"
+            )
+            params.append(essential)
+        join = " JOIN notes n ON n.rowid = notes_fts.rowid" if self.where else ""
+        sql = (
+            f"SELECT notes_fts.rowid, -{self.bm25_sql} AS s FROM notes_fts{join} "
+            f"WHERE notes_fts MATCH ?{essential_sql}{self.where} ORDER BY s DESC"
+        )
+        if not everything:
+            sql += f" LIMIT {max(CANDIDATES, self.request.limit)}"
+        return dict(self.conn.execute(sql, (*params, *self.params)).fetchall())
+
+    def phrase_parts(self, phrase: str, rowids: list[int]) -> list[tuple[int, float]]:
+        """FTS5's BM25 of `phrase` alone for these rows: its part of their score."""
+        sql = f"SELECT rowid, -{self.bm25_sql} FROM notes_fts WHERE notes_fts MATCH ?"
+        if len(rowids) > PARTS_BY_LIST:  # many rows: one pass over the phrase's rows
+            wanted = set(rowids)
+            return [row for row in self.conn.execute(sql, (phrase,)) if row[0] in wanted]
+        return self.conn.execute(
+            f"{sql} AND +notes_fts.rowid IN ({_marks(rowids)})", (phrase, *rowids)
+        ).fetchall()
+
+    def corrected(self, found: dict[int, float]) -> dict[int, float]:
+        """lore's BM25 of the found rows, from FTS5's.
+
+        FTS5's score adds, phrase by phrase, fts_idf * tf-part; lore's adds idf * tf-part,
+        that is FTS5's part times `ratio`. FTS5's whole score is multiplied by `base`,
+        and each phrase with another ratio has its part (its FTS5 BM25 alone, the same
+        number) added again times the difference.
+        """
+        if not self.adjust and self.base == 1.0:  # lore weighs every phrase as FTS5 does
+            return dict(found)
+        new = [rowid for rowid in found if rowid not in self.exact]
+        for rowid in new:
+            self.exact[rowid] = self.base * found[rowid]
+        if new:
+            for phrase, difference in self.adjust.items():
+                for rowid, part in self.phrase_parts(phrase, new):
+                    self.exact[rowid] += difference * part
+        return {rowid: self.exact[rowid] for rowid in found}
+
+    def left_out_bound(self, last: float) -> float:
+        """The most lore's BM25 can be for a row whose FTS5 score is at most `last`.
+
+        The row's FTS5 parts add up to at most `last`, and each is below
+        fts_idf * (k1 + 1); lore's score weighs them by their ratios, so the most it can
+        be puts the parts with the highest ratios as high as they go.
+        """
+        total, left = 0.0, last
+        for ratio, phrase in sorted(((r, p) for p, r in self.ratio.items()), reverse=True):
+            if left <= 0.0:
+                break
+            part = min(left, self.fts_idf[phrase] * (BM25_K1 + 1.0))
+            total += ratio * part
+            left -= part
+        return total * SAFETY
+
+    def common_terms(self) -> list[tuple[str, float]]:
+        """The query's common phrases with the most each can add to a note's BM25, least first.
+
+        BM25 adds, for each phrase, idf * f * (k1 + 1) / (f + k1 * (...)), which is below
+        idf * (k1 + 1) whatever the frequencies and weights. A phrase counts as common
+        when more than `COMMON_SHARE` of the notes contain it; the rarest phrase of the
+        query never does.
+        """
+        if len(self.hits) < 2:
+            return []
+        counted = sorted((n, phrase) for phrase, n in self.hits.items())
+        return sorted(
+            (
+                (phrase, self.idf[phrase] * (BM25_K1 + 1.0) * SAFETY)
+                for n, phrase in counted[1:]
+                if n > COMMON_SHARE * self.rows
+            ),
+            key=lambda item: item[1],
+        )
+
+    def max_boost(self) -> float:
+        """No note's boosts multiply to more than this: it bounds what a candidate can reach."""
+        settings = self.settings
+        repo = max(1.0, float(settings["repo_boost"]), float(settings["other_repo_factor"]))
+        confidence = max([1.0, *(float(v) for v in settings["confidence"].values())])
+        return repo * confidence * max(1.0, float(settings["recency_max_boost"]))
+
+    def rank(self) -> tuple[list[Hit], dict[int, str]]:
+        """The hits in order, and the bodies of those notes (for snippets).
+
+        Scoring BM25 is most of a query's cost, and a common word makes a quarter of the
+        notes match. So, first, only notes that match one of the rarer phrases are scored
+        (MaxScore): a note that matches only common phrases scores below the sum of their
+        bounds (`common_terms`) times the highest boost. If the limit-th result beats
+        that, no skipped note could have entered, and the answer is exactly the plain
+        query's. If not, the phrases that could still matter are added and only the
+        notes they bring (matching none of the phrases already scored) are scored next;
+        at worst every matching note is scored once, as the plain query does.
+
+        Each of those queries returns its top `CANDIDATES` (at least `limit`) by FTS5's
+        score, which may order them otherwise than lore's (`ratio`). A row it left out
+        scores at most `left_out_bound` of the last one returned; when that could reach
+        the limit-th best BM25 found, the query is asked again for every row. So the
+        best `limit` notes by lore's BM25 are always among the candidates; the boosts, which
+        move a score by a quarter at most, then reorder the candidates (as before).
+        """
+        ceiling = self.max_boost()
+        limit = self.request.limit
+        match = self.plan.match
+        skipped = self.common_terms()
+        skip = {phrase for phrase, _ in skipped}
+        scored_phrases = [t.fts() for t in self.plan.terms if t.fts() not in skip]
+        found: dict[int, float] = {}
+        cut: dict[str | None, float] = {}  # a query's row filter -> its last score, if cut
+
+        def fetch(essential: str | None, everything: bool = False) -> None:
+            rows = self.candidates(match, essential, everything=everything)
+            found.update(rows)
+            cut.pop(essential, None)
+            if not everything and len(rows) >= max(CANDIDATES, limit):
+                cut[essential] = min(rows.values())
+
+        fetch(" OR ".join(scored_phrases) if skipped else None)
+        while True:
+            bm25 = self.corrected(found)  # `score` adds the notes that replace superseded matches
+            scores, boosts, replaced = self.score(bm25, ceiling)
+            kth = sorted(scores.values(), reverse=True)[limit - 1] if len(scores) >= limit else 0.0
+            left_out = []
+            if cut:
+                best = sorted((bm25[rowid] for rowid in scores), reverse=True)
+                kth_bm25 = best[limit - 1] if len(best) >= limit else 0.0
+                left_out = [k for k, last in cut.items() if self.left_out_bound(last) >= kth_bm25]
+            if left_out:
+                for essential in left_out:
+                    fetch(essential, everything=True)
+                continue
+            if not skipped or sum(bound for _, bound in skipped) * ceiling < kth:
+                break
+            total, still_skipped = 0.0, []
+            for phrase, bound in skipped:  # least first: skip what still cannot reach kth
+                if (total + bound) * ceiling >= kth:
+                    break
+                total += bound
+                still_skipped.append((phrase, bound))
+            kept = {phrase for phrase, _ in still_skipped}
+            added = [phrase for phrase, _ in skipped if phrase not in kept]
+            fetch(f"({' OR '.join(added)}) NOT ({' OR '.join(scored_phrases)})")
+            scored_phrases += added
+            skipped = still_skipped
+
+        top = sorted(scores, key=lambda rowid: (-scores[rowid], rowid))[:limit]
+        rows = self.conn.execute(
+            f"SELECT {_COLUMNS}, n.body FROM notes n WHERE n.rowid IN ({_marks(top)})", top
+        ).fetchall()
+        replaces = {
+            rowid: self.conn.execute(
+                "SELECT id FROM notes WHERE rowid = ?", (replaced[rowid][0],)
+            ).fetchone()[0]
+            for rowid in top
+            if rowid in replaced
+        }
+        hits = [_hit(row, bm25[row[0]], boosts[row[0]], replaces.get(row[0])) for row in rows]
+        bodies = {row[0]: row[-1] for row in rows}
+        hits.sort(key=lambda h: (-h.score, h.id))
+        return hits, bodies
+
+    def score(
+        self, bm25: dict[int, float], ceiling: float
+    ) -> tuple[dict[int, float], dict[int, Boosts], dict[int, tuple[int, float]]]:
+        """Boosted scores of the candidates that can reach the limit, with their boosts.
+
+        `bm25` gains the notes that replace superseded matches. The third value maps such
+        a replacement to the superseded note it answers for and that note's BM25.
+        """
+        order = sorted(bm25, key=lambda rowid: -bm25[rowid])
+        limit = self.request.limit
+        boosts: dict[int, Boosts] = {}
+        scores: dict[int, float] = {}
+        replaced: dict[int, tuple[int, float]] = {}  # replacement -> (matched rowid, its bm25)
+        for start in range(0, len(order), CHUNK):
+            # Exact early stop: candidates come in falling BM25 order, so once the next one
+            # could not beat the current limit-th score even at the highest boost, none can.
+            if len(scores) >= limit:
+                kth = sorted(scores.values(), reverse=True)[limit - 1]
+                if bm25[order[start]] * ceiling < kth:
+                    break
+            chunk = order[start : start + CHUNK]
+            rows = self.conn.execute(
+                "SELECT rowid, repo, confidence, date, active, superseded_by FROM notes "
+                f"WHERE rowid IN ({_marks(chunk)})",
+                chunk,
+            ).fetchall()
+            for rowid, repos, confidence, day, active, superseded_by in rows:
+                if active or self.request.include_inactive:
+                    boosts[rowid] = self.boosts(repos, confidence, day)
+                elif superseded_by:  # the note that replaced it answers instead
+                    target = _final_replacement(self.conn, superseded_by, self.where, self.params)
+                    if target is None or bm25[rowid] <= replaced.get(target, (0, -1.0))[1]:
+                        continue
+                    replaced[target] = (rowid, bm25[rowid])
+                    bm25[target] = max(bm25.get(target, 0.0), bm25[rowid])  # the match's strength
+                    if target not in boosts:
+                        row = self.conn.execute(
+                            "SELECT repo, confidence, date FROM notes WHERE rowid = ?", (target,)
+                        ).fetchone()
+                        boosts[target] = self.boosts(*row)
+                    scores[target] = bm25[target] * boosts[target].total
+                    continue
+                else:
+                    continue
+                scores[rowid] = bm25[rowid] * boosts[rowid].total
+        return scores, boosts, replaced
+
+    def add_term_scores(self, hits: list[Hit]) -> None:
+        """Each phrase's part of each hit's BM25, with its idf: together they add up to it."""
+        by_rowid = {hit.rowid: hit for hit in hits}
+        for term in self.plan.terms:
+            phrase = term.fts()
+            ratio = self.ratio[phrase]
+            weight = self.idf[phrase]
+            floored = self.scoring.floored(phrase)
+            for rowid, part in self.phrase_parts(phrase, list(by_rowid)):
+                by_rowid[rowid].terms.append(
+                    TermScore(term.label, term.origin, part * ratio, idf=weight, floored=floored)
+                )
+        for hit in hits:
+            hit.terms.sort(key=lambda t: -t.score)
+
+
+def _marks(items: Sized) -> str:
+    return ",".join("?" * len(items))
+
+
+def _filters(request: RecallRequest) -> tuple[str, list[Any]]:
+    clauses: list[str] = []
+    params: list[Any] = []
+    if request.types:
+        clauses.append(f"n.type IN ({','.join('?' * len(request.types))})")
+        params.extend(request.types)
+    for tag in request.tags:
+        if "/" in tag:
+            clauses.append("instr(n.tag_list, ?) > 0")
+            params.append(json.dumps(tag))
+        else:  # a bare name matches the tag in any dimension, or a whole dimension
+            clauses.append("(instr(n.tag_list, ?) > 0 OR instr(n.tag_list, ?) > 0)")
+            params.extend([f'/{tag}"', f'"{tag}/'])
+    where = "".join(f" AND {clause}" for clause in clauses)
+    return where, params
+
+
+def _hit(row: tuple[Any, ...], bm25: float, boosts: Boosts, replaces: str | None) -> Hit:
+    return Hit(
+        rowid=row[0],
+        id=row[1],
+        title=row[2],
+        path=row[3],
+        type=row[4],
+        repo=json.loads(row[5]),
+        tags=json.loads(row[6]),
+        confidence=row[7],
+        date=row[8],
+        author=row[9],
+        summary=row[10],
+        active=bool(row[11]),
+        inactive_reason=row[12],
+        replaces=replaces,
+        base_score=bm25,
+        boosts=boosts,
+        score=bm25 * boosts.total,
+        snippet="",
+    )
+
+
+def _final_replacement(
+    conn: sqlite3.Connection, first: str, where: str, params: list[Any]
+) -> int | None:
+    """The rowid of the active note at the end of a `superseded_by` chain (within filters)."""
+    seen: set[str] = set()
+    current: str | None = first
+    while current and current not in seen:
+        seen.add(current)
+        row = conn.execute(
+            "SELECT rowid, active, superseded_by FROM notes WHERE id = ?", (current,)
+        ).fetchone()
+        if row is None:
+            return None
+        if row[1]:
+            matches = conn.execute(
+                f"SELECT 1 FROM notes n WHERE n.rowid = ?{where}", (row[0], *params)
+            ).fetchone()
+            return int(row[0]) if matches else None
+        current = row[2]
+    return None
