@@ -7,6 +7,7 @@ and then searches every file lore could have written (the vault's `.git` and
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from collections.abc import Callable
@@ -18,7 +19,15 @@ from lore.cli.crash import redacted_argv, report_crash
 from lore.cli.main import main
 from lore.curator.secrets import is_placeholder
 from tests.support import git
+from tests.team import conftest as team
 from tests.team.conftest import FakeGh, Remote
+
+# The team loop's fixtures: a git identity and a PATH without outside `gh` (autouse),
+# the fake `gh`, the bare remote and clones of it.
+team_env = team.team_env
+fake_gh = team.fake_gh
+remote = team.remote
+clone_of = team.clone_of
 
 AWS_KEY_ID = "AKIAQ3EGUSZJ7R4LNB2X"  # upper-case: lower-casing it hides nothing
 GITHUB_TOKEN = "ghp_1234567R8fK2mQ9vX4tL7wN3pZ6yB1cH5jD0sG"  # contains a "placeholder" run
@@ -163,3 +172,51 @@ def test_the_environment_is_not_logged(
         report_crash(exc)
     assert files_containing(isolated_home, GITHUB_TOKEN) == []
     assert os.environ["LORE_SEMANTIC_API_KEY"] == GITHUB_TOKEN
+
+
+ROUTES = ["title flag", "what flag", "stdin JSON", "stdin note", "from-file", "MCP remember"]
+
+
+@pytest.mark.parametrize("route", ROUTES)
+@pytest.mark.parametrize("secret", [AWS_KEY_ID, GITHUB_TOKEN])
+def test_a_secret_by_every_input_path_is_never_written(
+    checkout: Path,
+    fake_gh: FakeGh,
+    isolated_home: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    route: str,
+    secret: str,
+) -> None:
+    title, what = "Staging keys rotate weekly", "The staging key rotates every week."
+    if route == "title flag":
+        title = f"Rotate {secret} weekly"
+    else:
+        what = f"The staging key {secret} rotates every week."
+    fields = {"title": title, "type": "gotcha", "tags": ["pattern/retries"], "what": what}
+    note = (
+        f"---\ntitle: {title}\ntype: gotcha\ntags: [pattern/retries]\nconfidence: high\n"
+        f"---\n## What\n{what}\n"
+    )
+    if route in ("title flag", "what flag"):
+        flags = ["--title", title, *FLAGS[:-2], "--what", what, "--yes", "--json"]
+        code, printed = remember(checkout, *flags, capsys=capsys)
+    elif route in ("stdin JSON", "stdin note"):
+        text = json.dumps(fields) if route == "stdin JSON" else note
+        monkeypatch.setattr("sys.stdin", io.StringIO(text))
+        code, printed = remember(checkout, "--stdin", "--yes", "--json", capsys=capsys)
+    elif route == "from-file":
+        draft = tmp_path / "draft.md"  # the user's own file: it may hold what they wrote
+        draft.write_text(note, encoding="utf-8")
+        code, printed = remember(checkout, "--from-file", str(draft), "--yes", capsys=capsys)
+    else:
+        from lore.integrations.mcp_server import VaultTools
+
+        answer = VaultTools(str(checkout), checkout).remember(**fields)  # type: ignore[arg-type]
+        code, printed = (1 if answer["status"] == "blocked" else 0), json.dumps(answer)
+    assert code == 1, printed
+    assert secret.lower() not in printed.lower()
+    assert files_containing(checkout, secret) == []
+    assert files_containing(isolated_home, secret) == []
+    assert fake_gh.calls_to("pr", "create") == []
