@@ -176,7 +176,13 @@ def curate(
             findings += review(context)
         return findings, similar_notes(context, similar) if similar else {}
 
-    findings, alike = with_vault(context, judge, use_index=use_index, notices=notices)
+    findings, alike = with_vault(
+        context,
+        judge,
+        use_index=use_index,
+        create_index=context.mode != "range",  # CI's checkout: no one reads an index file
+        notices=notices,
+    )
     unique = {(f.rule, f.severity, f.path, f.line, f.message): f for f in findings}
     cleaned = sorted((_clean(f, context.redactions) for f in unique.values()), key=Finding.sort_key)
     previews: dict[str, str] = {}

@@ -38,7 +38,7 @@ from lore.index.read import read_index
 from lore.note.model import Note
 from lore.note.parse import inspect_note
 from lore.note.status import Links
-from lore.paths import NOTES_DIR
+from lore.paths import NOTES_DIR, index_path
 from lore.vault import git
 from lore.vault.snapshot import Snapshot, changed_notes, is_note_path
 
@@ -58,15 +58,21 @@ def with_vault(
     work: Callable[[CuratorContext], T],
     *,
     use_index: bool = True,
+    create_index: bool = True,
     notices: list[str] | None = None,
 ) -> T:
-    """`work(context)` with `context.existing` read: from the index when it can be used."""
+    """`work(context)` with `context.existing` read: from the index when it can be used.
+
+    `create_index=False`: when the vault has no index yet, build the base in memory
+    rather than an index file of the checkout (a pull request's review in CI, where
+    nothing would read that file again).
+    """
     base = context.base
     if base is None:
         return work(context)
     if not fts5_usable():
         return work(replace(context, existing=read_base(context.root, base)))
-    if use_index:
+    if use_index and (create_index or index_path(context.root).exists()):
         read = partial(_review, context, work)
         try:
             return read_index(context.root, read, fallback=False, notices=notices)

@@ -124,19 +124,28 @@ def skipped_notes(conn: sqlite3.Connection) -> list[tuple[str, str]]:
 
 
 def document_frequencies(conn: sqlite3.Connection, terms: Iterable[str]) -> dict[str, int]:
-    """How many notes hold each term (an FTS5 token: a porter stem); absent terms are left out."""
+    """How many notes use each term (an FTS5 token: a porter stem) in their title or body.
+
+    FTS5 counts documents per column; a note that has a word in its title nearly always
+    repeats it in the body, so the larger of the two counts stands for both (tags and
+    file paths are not prose and are left out). Absent terms are left out.
+    """
     wanted = sorted(set(terms))
     if not wanted:
         return {}
     conn.execute(
         f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{VOCABULARY} "
-        "USING fts5vocab(main, notes_fts, row)"
+        "USING fts5vocab(main, notes_fts, col)"
     )
     found: dict[str, int] = {}
     for chunk in _chunks(wanted):
         marks = ",".join("?" * len(chunk))
-        query = f"SELECT term, doc FROM temp.{VOCABULARY} WHERE term IN ({marks})"
-        found.update((str(term), int(doc)) for term, doc in conn.execute(query, list(chunk)))
+        query = (
+            f"SELECT term, doc FROM temp.{VOCABULARY} "
+            f"WHERE term IN ({marks}) AND col IN ('title', 'body')"
+        )
+        for term, doc in conn.execute(query, list(chunk)):
+            found[str(term)] = max(found.get(str(term), 0), int(doc))
     return found
 
 

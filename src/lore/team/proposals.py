@@ -250,7 +250,7 @@ def start_proposal(
         findings=result.findings,
         preview=result.previews.get(note.path, ""),
         agent=data.agent or None,
-        notices=notices,
+        notices=notices + result.notices,
     )
 
 
