@@ -42,7 +42,7 @@ RERANK = 3  # how many times `limit` of the best BM25 matches are read and re-ra
 COPY_WORDS = 8  # the rarest body words a word-for-word copy must hold
 
 
-class _Frequencies(Mapping[str, int]):
+class Frequencies(Mapping[str, int]):
     """Document frequencies, read from the index as terms are asked for."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
@@ -73,7 +73,7 @@ class IndexCorpus:
     def __init__(self, context: CuratorContext, index: IndexView) -> None:
         self.conn = index.conn
         self.total = queries.count_notes(self.conn)
-        self.frequencies = _Frequencies(self.conn)
+        self.frequencies = Frequencies(self.conn)
         self.idf: Idf = idf_from_counts(self.frequencies, self.total)
         self.entries: list[Entry] = []
         self._order: list[tuple[int, str]] = []  # the vault's notes by id, then the review's

@@ -24,17 +24,21 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
 from lore.curator.context import CuratorContext, IndexView, NoteView, VaultBase, VaultNotes
+from lore.curator.index_corpus import Frequencies
+from lore.curator.judgement.notes import JudgedNote
+from lore.curator.judgement.terms import Idf, idf_from_counts
 from lore.curator.sources import read_base
 from lore.index import overlay, queries
 from lore.index.build import IndexState, IndexUnavailable, fts5_usable
 from lore.index.read import read_index
+from lore.index.schema import create_schema
 from lore.note.model import Note
 from lore.note.parse import inspect_note
 from lore.note.status import Links
@@ -200,19 +204,35 @@ def _views(context: CuratorContext) -> Iterator[tuple[int, NoteView]]:
 
 def _row_note(number: int, view: NoteView) -> Note:
     """A note under review as an index row: its words, under an id no note can have."""
+    return replace(_words_only(number, view, view.path), type=view.type or "", date=view.date or "")
+
+
+def _words_only(number: int, note: JudgedNote, path: str) -> Note:
     return Note(
-        id=REVIEW_ID.format(number, view.path),
-        title=view.title or "",
-        type=view.type or "",
-        tags=view.tags,
+        id=REVIEW_ID.format(number, path),
+        title=note.title or "",
+        type="",
+        tags=note.tags,
         confidence="",
-        date=view.date or "",
-        body=view.body,
-        repo=view.repo,
-        services=view.services,
-        files_touched=view.files_touched,
-        path=view.path,
+        date="",
+        body=note.body,
+        repo=note.repo,
+        services=note.services,
+        files_touched=note.files_touched,
+        path=path,
     )
+
+
+def idf_of(notes: Iterable[JudgedNote]) -> Idf:
+    """The term weights the curator would judge with in a vault of just these notes: an
+    index of them in memory, asked as `IndexCorpus` asks the vault's (the public eval's
+    judged set, eval/run_curator_eval.py, weighs its pairs with it)."""
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    create_schema(conn)
+    count = 0
+    for count, note in enumerate(notes, start=1):
+        overlay.insert_note(conn, _words_only(count, note, f"{NOTES_DIR}/{note.id}.md"), "")
+    return idf_from_counts(Frequencies(conn), count)
 
 
 class IndexedNotes(VaultNotes):
