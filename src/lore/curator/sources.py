@@ -184,7 +184,7 @@ def context_for_paths(
         taxonomy=parse_taxonomy(taxonomy_text) if taxonomy_text is not None else None,
         files=checked,
         existing=read_base(root, base) if read_vault else ParsedNotes(),
-        vault_ids={note_id_from_path(p) for p in note_paths} | _working_archive_ids(root),
+        vault_ids=_ids(note_paths) | _working_archive_ids(root),
         vault_paths=note_paths,
         today=today,
         mode="paths",
@@ -198,7 +198,7 @@ def _context_for_drafts_at(
 ) -> CuratorContext:
     """Drafts against the tree of a commit, as if checked out there (paths mode)."""
     commit = _commit(root, ref, "at")
-    tree = {p: s for p, s in git.list_tree(root, commit, NOTES_DIR).items() if is_note_path(p)}
+    tree = _notes_in(root, commit)
     archived = {
         note_id_from_path(p) for p in git.list_tree(root, commit, ARCHIVE_DIR) if is_archive_path(p)
     }
@@ -216,13 +216,23 @@ def _context_for_drafts_at(
         taxonomy=parse_taxonomy(taxonomy_text) if taxonomy_text is not None else None,
         files=checked,
         existing=read_base(root, base) if read_vault else ParsedNotes(),
-        vault_ids={note_id_from_path(p) for p in note_paths} | archived,
+        vault_ids=_ids(note_paths) | archived,
         vault_paths=note_paths,
         today=today,
         mode="paths",
         settings_problems=list(settings.problems),
         base=base,
     )
+
+
+def _ids(note_paths: Iterable[str]) -> set[str]:
+    """The ids of note paths (`notes/<id>.md`), without a call per path: vaults are large."""
+    return {path.rsplit("/", 1)[-1][:-3] for path in note_paths}
+
+
+def _notes_in(root: Path, commit: str) -> dict[str, str]:
+    """notes/*.md at a commit (`list_tree` lists the folder's own files only)."""
+    return {p: s for p, s in git.list_tree(root, commit, NOTES_DIR).items() if p.endswith(".md")}
 
 
 def _working_archive_ids(root: Path) -> set[str]:
@@ -268,7 +278,7 @@ def context_for_all(root: Path, *, today: str) -> CuratorContext:
         taxonomy=parse_taxonomy(taxonomy_text) if taxonomy_text is not None else None,
         files=checked,
         existing=ParsedNotes(),
-        vault_ids={note_id_from_path(p) for p in note_paths} | _working_archive_ids(root),
+        vault_ids=_ids(note_paths) | _working_archive_ids(root),
         vault_paths=note_paths,
         today=today,
         mode="all",
@@ -300,9 +310,7 @@ def context_for_range(
     head_sha = _commit(root, head, "--head")
     fork = git.merge_base(root, base_sha, head_sha) or base_sha
     changes = git.diff_tree(root, fork, head_sha)
-    base_tree = {
-        p: s for p, s in git.list_tree(root, base_sha, NOTES_DIR).items() if is_note_path(p)
-    }
+    base_tree = _notes_in(root, base_sha)
     base_archive = {p for p in git.list_tree(root, base_sha, ARCHIVE_DIR) if is_archive_path(p)}
     present = [c for c in changes if c.status != "D"]
     deleted_paths = {c.path for c in changes if c.status == "D"}
@@ -355,7 +363,7 @@ def context_for_range(
         taxonomy=parse_taxonomy(taxonomy_text) if taxonomy_text is not None else None,
         files=checked,
         existing=read_base(root, vault) if read_vault else ParsedNotes(),
-        vault_ids={note_id_from_path(p) for p in note_paths} | archived,
+        vault_ids=_ids(note_paths) | archived,
         vault_paths=note_paths,
         today=today,
         mode="range",
