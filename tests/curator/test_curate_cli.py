@@ -292,7 +292,8 @@ def test_hostile_notes_are_checked_quickly(curator_vault: Vault, body: str) -> N
     )
     started = time.perf_counter()
     curate(curator_vault.root, paths=[str(path)])
-    assert time.perf_counter() - started < 5
+    # Linear work takes well under a second; a quadratic pass over these sizes, minutes.
+    assert time.perf_counter() - started < 20
 
 
 def test_all_does_not_follow_a_notes_symlink_out_of_the_vault(

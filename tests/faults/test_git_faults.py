@@ -177,7 +177,7 @@ def test_a_commit_that_hangs_is_cut_at_the_timeout_and_the_note_is_kept(
     from lore.vault import repository
 
     signer = tmp_path / "gpg-waits"
-    signer.write_text("#!/bin/sh\nexec sleep 5\n")
+    signer.write_text("#!/bin/sh\nexec sleep 60\n")  # far past the 30 s bound below
     signer.chmod(0o755)
     for number, (key, value) in enumerate(
         [("commit.gpgSign", "true"), ("gpg.program", str(signer))]

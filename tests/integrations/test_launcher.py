@@ -31,7 +31,7 @@ def test_never_waits_and_kills_at_the_time_limit(isolated_home: Path) -> None:
     sleeper = [sys.executable, "-c", "import time; time.sleep(30)"]
     started = time.perf_counter()
     assert launch_once("sleeper", sleeper, interval_s=60, timeout_s=1)
-    assert time.perf_counter() - started < 0.5
+    assert time.perf_counter() - started < 5  # the command sleeps 30 s: it was not awaited
     log = wait_for_log(isolated_home / "lore-home", "sleeper", timeout=15)
     assert "killed at the 1 s limit" in log
 

@@ -9,9 +9,13 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lore.errors import UsageError
+
+if TYPE_CHECKING:
+    from lore.curator.finding import Finding
+    from lore.curator.run import CurateResult
 
 DESCRIPTION = """\
 Check notes against the vault's taxonomy and conventions, and scan them for
@@ -125,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
     return result.exit_code
 
 
-def _write_report(path: Path, result: Any) -> None:
+def _write_report(path: Path, result: CurateResult) -> None:
     from lore.curator.formats import to_markdown
     from lore.files import write_atomic
 
@@ -139,14 +143,14 @@ def _write_report(path: Path, result: Any) -> None:
         ) from None
 
 
-def _print_text(result: Any) -> None:
+def _print_text(result: CurateResult) -> None:
     from rich.table import Table
 
     from lore.cli.output import console, safe
     from lore.curator.formats import summary_line
 
     out = console()
-    by_path: dict[str, list[Any]] = {}
+    by_path: dict[str, list[Finding]] = {}
     for finding in result.findings:
         by_path.setdefault(finding.path, []).append(finding)
     for path, findings in by_path.items():

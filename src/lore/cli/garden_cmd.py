@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lore.errors import ExitCode
+
+if TYPE_CHECKING:
+    from lore.team.branches import Outcome
+    from lore.team.garden import GardenPlan
 
 EPILOG = """\
 examples:
@@ -80,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     return ExitCode.PROBLEMS_FOUND if plan.items and not args.propose else ExitCode.OK
 
 
-def _show_plan(plan: Any) -> None:
+def _show_plan(plan: GardenPlan) -> None:
     from lore.cli.output import console, safe
 
     out = console()
@@ -97,7 +101,7 @@ def _show_plan(plan: Any) -> None:
         )
 
 
-def _show_outcome(outcome: Any, as_json: bool) -> None:
+def _show_outcome(outcome: Outcome, as_json: bool) -> None:
     from lore.cli.output import console, print_json, safe
 
     if as_json:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lore.errors import ExitCode
+
+if TYPE_CHECKING:
+    from lore.index.status import IndexReport
 
 
 def register(sub: Any, name: str, help_text: str) -> None:
@@ -107,7 +110,7 @@ def _show_damage(vault: str, index: str, problems: list[str], as_json: bool) -> 
     out.print(REBUILD_ADVICE)
 
 
-def _show(report: Any, problems: list[str], checked: bool) -> None:
+def _show(report: IndexReport, problems: list[str], checked: bool) -> None:
     from lore.cli.output import console, safe
 
     out = console()

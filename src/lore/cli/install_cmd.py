@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lore.errors import ExitCode, UsageError
 from lore.integrations.agents import AGENT_NAMES, AGENTS
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from lore.integrations.install.ownership import Launcher
+    from lore.integrations.install.run import Change
 
 
 def _where() -> str:
@@ -153,12 +153,12 @@ def run_uninstall(args: argparse.Namespace) -> int:
     return _exit_code(changes)
 
 
-def _exit_code(changes: list[Any]) -> int:
+def _exit_code(changes: list[Change]) -> int:
     bad = any(change.action in ("skipped", "failed") for change in changes)
     return ExitCode.PROBLEMS_FOUND if bad else ExitCode.OK
 
 
-def _report(args: argparse.Namespace, changes: list[Any], verb: str) -> None:
+def _report(args: argparse.Namespace, changes: list[Change], verb: str) -> None:
     scope = f"project {_project_root(args)}" if args.project else "user"
     if args.json:
         from lore.cli.output import print_json

@@ -17,8 +17,8 @@ tools:
 
 An agent starts this command itself; `lore install AGENT` writes the entry. It speaks
 JSON-RPC on stdin/stdout, so run it by hand only to check that it starts (Ctrl-C ends
-it). Needs the MCP extra: pipx install 'gh-lore[mcp]' (or pip install 'gh-lore[mcp]').
-See docs/mcp.md.
+it). Needs the MCP extra: `gh lore` installs it; from a clone of gh-lore,
+pipx install --force '.[mcp]'. See docs/mcp.md.
 """
 
 
@@ -41,7 +41,8 @@ def run(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise UsageError(
             f"The MCP server needs the `mcp` package ({exc}).",
-            fix="Install the extra: pipx install 'gh-lore[mcp]' (or pip install 'gh-lore[mcp]').",
+            fix="Install lore with its mcp extra: the `gh lore` extension does, "
+            "or, in a clone of gh-lore, `pipx install --force '.[mcp]'`.",
         ) from None
     serve(args.vault)
     return 0

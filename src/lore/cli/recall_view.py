@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from lore.cli.output import console, safe
 from lore.recall.model import MultiResult, RecallResult
 from lore.recall.snippet import HIGHLIGHT
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def _snippet(text: str) -> str:
@@ -102,7 +105,7 @@ def _plain(result: RecallResult | MultiResult, labels: list[str] | None) -> None
     sys.stdout.write("\n".join(lines) + "\n")
 
 
-def _explain(out: Any, result: RecallResult | MultiResult) -> None:
+def _explain(out: Console, result: RecallResult | MultiResult) -> None:
     from rich.table import Table
 
     terms = ", ".join(

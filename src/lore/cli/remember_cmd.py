@@ -13,6 +13,7 @@ from lore.errors import ExitCode, ProposalError, UsageError
 if TYPE_CHECKING:
     from lore.curator.finding import Finding
     from lore.team.branches import Outcome
+    from lore.team.draft import NoteInput
     from lore.team.proposals import Proposal
 
 EPILOG = """\
@@ -166,7 +167,7 @@ def register(sub: Any, name: str, help_text: str) -> None:
     parser.set_defaults(handler=run)
 
 
-def _flag_input(args: argparse.Namespace) -> Any:
+def _flag_input(args: argparse.Namespace) -> NoteInput | None:
     from lore.team.draft import NoteInput, split_list
 
     values: dict[str, Any] = {}
@@ -180,7 +181,7 @@ def _flag_input(args: argparse.Namespace) -> Any:
     return NoteInput(**values) if values else None
 
 
-def _read_input(args: argparse.Namespace) -> tuple[Any, Path | None]:
+def _read_input(args: argparse.Namespace) -> tuple[NoteInput, Path | None]:
     """(NoteInput, the editor's draft file when the note came from the editor)."""
     from lore.team.draft import input_from_json, input_from_note_file
 
@@ -210,7 +211,7 @@ def _read_input(args: argparse.Namespace) -> tuple[Any, Path | None]:
     return _from_editor(args)
 
 
-def _from_editor(args: argparse.Namespace) -> tuple[Any, Path | None]:
+def _from_editor(args: argparse.Namespace) -> tuple[NoteInput, Path | None]:
     import shlex
     import subprocess
     import time

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lore.errors import ExitCode, UsageError
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from lore.team.stats import VaultStats
 
 EPILOG = """\
 examples:
@@ -60,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def _table(title: str, counts: dict[str, int], limit: int = 10) -> Any:
+def _table(title: str, counts: dict[str, int], limit: int = 10) -> Table:
     from rich.table import Table
 
     from lore.cli.output import safe
@@ -75,7 +80,7 @@ def _table(title: str, counts: dict[str, int], limit: int = 10) -> Any:
     return table
 
 
-def _show(stats: Any) -> None:
+def _show(stats: VaultStats) -> None:
     from rich.columns import Columns
 
     from lore.cli.output import console, safe

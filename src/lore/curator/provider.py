@@ -1,16 +1,23 @@
-"""One chat call to a model provider over HTTPS, with the standard library only.
+"""One model call for the semantic review: a provider over HTTPS, with a hard deadline.
 
-Two request shapes: OpenAI chat completions (asking for a JSON object) and the
-Anthropic messages API. One attempt with a timeout, no retries; every failure is a
-`ProviderError` whose message never contains the API key.
+`HttpClient` speaks two request shapes with the standard library only: OpenAI chat
+completions (asking for a JSON object) and the Anthropic messages API; one attempt,
+no retries. `lore.curator.provider_llm` is the other `ModelClient`, for any model the
+optional `llm` library reaches. `within` runs one call in a worker thread and stops
+waiting after the vault's `timeout_seconds`, whatever the client does inside (a socket
+timeout bounds each read, not a slow trickle; llm has no timeout of its own). Every
+failure is a `ProviderError` whose message never contains the API key.
 """
 
 from __future__ import annotations
 
 import json
+import threading
 import urllib.error
 import urllib.request
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 DEFAULT_ENDPOINTS = {
     "openai": "https://api.openai.com/v1",
@@ -23,6 +30,43 @@ MAX_OUTPUT_TOKENS = 2048
 
 class ProviderError(Exception):
     """The call failed; the message says why in one line, without the key."""
+
+
+class ProviderUnavailable(ProviderError):
+    """The chosen model cannot be used at all in this run (e.g. its library is missing)."""
+
+
+class ModelClient(Protocol):
+    """One configured model: `answer` sends one prompt and returns the model's text."""
+
+    def answer(self, system: str, user: str, schema: dict[str, Any]) -> str: ...
+
+
+def within(seconds: float, call: Callable[[], str]) -> str:
+    """`call()`'s result, waiting at most `seconds`; `ProviderError` when it takes longer.
+
+    The call runs in a daemon thread: a call that never returns is abandoned (it cannot
+    keep the process alive), and the review moves on.
+    """
+    outcome: list[str | Exception] = []
+
+    def run() -> None:
+        try:
+            outcome.append(call())
+        except Exception as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            outcome.append(exc)
+
+    worker = threading.Thread(target=run, name="lore-model-call", daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        raise ProviderError(f"no answer within {seconds:g} seconds")
+    if not outcome:
+        raise ProviderError("the model call stopped without an answer")
+    result = outcome[0]
+    if isinstance(result, Exception):
+        raise result
+    return result
 
 
 def _request(provider: str, model: str, system: str, user: str, *, endpoint: str, key: str) -> Any:
@@ -110,3 +154,27 @@ def complete(
     except (UnicodeDecodeError, ValueError):
         raise ProviderError("the provider's response is not JSON") from None
     return _content(provider, payload)
+
+
+@dataclass(frozen=True)
+class HttpClient:
+    """The openai or anthropic provider at `endpoint` (empty: its public API)."""
+
+    provider: str
+    model: str
+    endpoint: str
+    timeout: float
+    key: str = field(repr=False)
+
+    def answer(self, system: str, user: str, schema: dict[str, Any]) -> str:
+        # The JSON shape is in the prompt; OpenAI's json_object mode enforces JSON itself.
+        del schema
+        return complete(
+            provider=self.provider,
+            model=self.model,
+            system=system,
+            user=user,
+            endpoint=self.endpoint,
+            key=self.key,
+            timeout=self.timeout,
+        )

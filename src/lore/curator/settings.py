@@ -14,10 +14,12 @@ Keys (all optional; their defaults and bounds are in `lore.vault.settings.SETTIN
 - `near_duplicate_threshold`: how alike two notes must be (the likeness of
   `lore.curator.judgement.similarity`, 0 to 1) to be reported as near duplicates.
 - `[curator.semantic]`: the optional model review (`lore.curator.semantic`), off by
-  default: `enabled`, `provider` ("openai" or "anthropic"), `model`, `endpoint` (the
-  provider's public API unless set), `api_key_env` (the NAME of the environment
-  variable holding the key; the key itself never lives in lore.toml),
-  `timeout_seconds`, `max_related`.
+  default: `enabled`, `provider` ("openai", "anthropic", or "llm" for any model the
+  `llm` library reaches), `model`, `endpoint` (openai and anthropic only: the
+  provider's public API unless set; with llm the model's plugin chooses),
+  `api_key_env` (the NAME of the environment variable holding the key; the key itself
+  never lives in lore.toml), `timeout_seconds`, `max_related` (candidates judged per
+  note), `max_calls` (model calls per run).
 """
 
 from __future__ import annotations
@@ -37,9 +39,11 @@ from lore.vault.settings import (
     parse_settings,
     section_values,
     settings_of,
+    value_of,
 )
 
-PROVIDERS = ("openai", "anthropic")
+PROVIDERS = ("openai", "anthropic", "llm")
+LLM = "llm"  # any model the optional `llm` library reaches, through its plugins
 _LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 _CURATOR = section_values({}, "curator")  # the defaults, from lore.vault.settings' table
@@ -56,7 +60,8 @@ class SemanticSettings:
     endpoint: str = _SEMANTIC["endpoint"]  # empty: the provider's public API
     api_key_env: str = _SEMANTIC["api_key_env"]
     timeout_seconds: float = _SEMANTIC["timeout_seconds"]
-    max_related: int = _SEMANTIC["max_related"]
+    max_related: int = _SEMANTIC["max_related"]  # candidate notes judged per note
+    max_calls: int = _SEMANTIC["max_calls"]  # model calls per run
 
 
 @dataclass(frozen=True)
@@ -152,7 +157,7 @@ def _semantic_settings(section: Any, problem: Any) -> SemanticSettings:
         values["provider"] = provider
     else:
         reject(
-            'curator.semantic.provider must be "openai" or "anthropic"',
+            'curator.semantic.provider must be "openai", "anthropic" or "llm"',
             'Set provider = "openai".',
         )
     model = section.get("model", "")
@@ -161,7 +166,13 @@ def _semantic_settings(section: Any, problem: Any) -> SemanticSettings:
     else:
         reject("curator.semantic.model must be a model name", 'Set model = "…".')
     endpoint = section.get("endpoint", "")
-    if endpoint == "" or (isinstance(endpoint, str) and _endpoint_ok(endpoint)):
+    if endpoint and provider == LLM:
+        reject(
+            "curator.semantic.endpoint is for the openai and anthropic providers; with llm, "
+            "the plugin that provides the model decides where it connects",
+            "Remove endpoint (configure the model in llm on the machine that runs the curator).",
+        )
+    elif endpoint == "" or (isinstance(endpoint, str) and _endpoint_ok(endpoint)):
         values["endpoint"] = endpoint.rstrip("/")
     else:
         reject(
@@ -178,22 +189,18 @@ def _semantic_settings(section: Any, problem: Any) -> SemanticSettings:
             "(the key itself never goes in lore.toml)",
             'Set api_key_env = "LORE_SEMANTIC_API_KEY".',
         )
-    timeout = section.get("timeout_seconds", _SEMANTIC["timeout_seconds"])
-    if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and 0 < timeout <= 300:
-        values["timeout_seconds"] = float(timeout)
-    else:
-        reject(
-            "curator.semantic.timeout_seconds must be a number above 0 and at most 300",
-            "Set timeout_seconds = 30.",
-        )
-    related = section.get("max_related", _SEMANTIC["max_related"])
-    if isinstance(related, int) and not isinstance(related, bool) and 0 <= related <= 50:
-        values["max_related"] = related
-    else:
-        reject(
-            "curator.semantic.max_related must be a whole number from 0 to 50",
-            "Set max_related = 8.",
-        )
+    numbers = settings_of("curator.semantic")
+    for key in ("timeout_seconds", "max_related", "max_calls"):
+        if key not in section:
+            continue
+        setting = numbers[key]
+        if accepts(setting, section[key]):
+            values[key] = value_of(setting, section[key])
+        else:
+            reject(
+                f"curator.semantic.{key} must be {expected(setting)}",
+                f"Set {key} = {as_toml(setting.default)}.",
+            )
     if values.get("enabled") and not values.get("model"):
         reject("curator.semantic.model is not set", 'Set model = "…" (a model of the provider).')
     for key in sorted(set(section) - set(SemanticSettings.__dataclass_fields__)):

@@ -88,15 +88,17 @@ SETTINGS: tuple[Setting, ...] = (
     # The likeness of lore.curator.judgement.similarity (0..1); 0.42 is the middle of the
     # gap between distinct pairs and duplicates in eval/curator's tune part.
     Setting("curator", "near_duplicate_threshold", 0.42, POSITIVE, high=1),
-    # The optional model review (docs/curator.md), off by default; its reader checks
-    # the text values (provider names, endpoints, variable names).
+    # The optional model review (docs/curator.md), off by default: one call judges one
+    # candidate pair. Its reader checks the text values (provider names, endpoints,
+    # variable names). max_related: candidates judged per note; max_calls: per run.
     Setting("curator.semantic", "enabled", False, BOOL),
     Setting("curator.semantic", "provider", "openai", TEXT),
     Setting("curator.semantic", "model", "", TEXT),
     Setting("curator.semantic", "endpoint", "", TEXT),
     Setting("curator.semantic", "api_key_env", "LORE_SEMANTIC_API_KEY", TEXT),
     Setting("curator.semantic", "timeout_seconds", 30.0, POSITIVE, high=300),
-    Setting("curator.semantic", "max_related", 8, COUNT, low=0, high=50),
+    Setting("curator.semantic", "max_related", 4, COUNT, low=0, high=50),
+    Setting("curator.semantic", "max_calls", 20, COUNT, low=1, high=500),
     # The gardener (`lore garden`, docs/keeping-the-vault-true.md).
     Setting("garden", "archive_superseded_after_days", 90, COUNT),
     Setting("garden", "low_confidence_max_age_days", 180, COUNT),
