@@ -124,7 +124,7 @@ class ParsedCorpus:
         return None if other in view.supersedes else other
 
 
-Corpus = ParsedCorpus  # the name the judgement's tests and helpers know
+Corpus = NoteCorpus  # the name the semantic review types its corpus with
 
 
 def corpus_of(context: CuratorContext) -> NoteCorpus:
