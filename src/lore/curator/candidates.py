@@ -34,7 +34,6 @@ from lore.curator.corpus import (
 )
 from lore.curator.index_corpus import IndexCorpus
 from lore.curator.judgement.claims import Claims, claims
-from lore.curator.judgement.notes import profile
 from lore.curator.judgement.terms import idf_from_counts, weights
 
 __all__ = [
@@ -142,7 +141,7 @@ def corpus_of(context: CuratorContext) -> NoteCorpus:
 
 def _build(context: CuratorContext) -> ParsedCorpus:
     entries = [
-        Entry(view, profile(view), "", reviewed=False)
+        Entry(view, "", reviewed=False)
         for nid, note in sorted(context.existing.items())
         if nid not in context.checked_ids
         for view in (view_of_note(note),)
@@ -152,7 +151,7 @@ def _build(context: CuratorContext) -> ParsedCorpus:
         reviewed.sort(key=lambda c: (c.view.date or "", c.view.id) if c.view else ("", ""))
     for checked in reviewed:
         assert checked.view is not None
-        entries.append(Entry(checked.view, profile(checked.view), checked.display, True))
+        entries.append(Entry(checked.view, checked.display, True))
     return ParsedCorpus(entries)
 
 

@@ -18,11 +18,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Protocol
 
 from lore.curator.context import NoteView
 from lore.curator.judgement.claims import Claims
-from lore.curator.judgement.notes import Profile
+from lore.curator.judgement.notes import Profile, profile
 from lore.curator.judgement.terms import Idf
 
 MAX_CANDIDATES = 8  # notes judged against each note under review
@@ -43,12 +44,15 @@ def title_key(title: str | None) -> str:
 
 @dataclass(frozen=True)
 class Entry:
-    """One note of the corpus."""
+    """One note of the corpus; its `Profile` is read when a rule first asks for it."""
 
     view: NoteView
-    profile: Profile
     display: str  # the path findings name ("" for a note that is not under review)
     reviewed: bool  # under review in this run
+
+    @cached_property
+    def profile(self) -> Profile:
+        return profile(self.view)
 
 
 def related(one: NoteView, other: NoteView) -> bool:

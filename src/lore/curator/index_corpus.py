@@ -26,10 +26,10 @@ import heapq
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
-from lore.curator.context import CuratorContext, IndexView, view_of_note
+from lore.curator.context import CuratorContext, IndexView, NoteView, view_of_note
 from lore.curator.corpus import MAX_CANDIDATES, Entry, related, title_key, words_of
 from lore.curator.judgement.claims import Claims, claims
-from lore.curator.judgement.notes import profile, what_of
+from lore.curator.judgement.notes import what_of
 from lore.curator.judgement.terms import Idf, idf_from_counts, is_content, stem, tokens, weights
 from lore.index import queries
 
@@ -40,6 +40,11 @@ MIN_COMMON = 100  # ... unless it is in at most this many
 TAG_WEIGHT = 0.5  # each shared tag, and the same repository (ranking only)
 RERANK = 3  # how many times `limit` of the best BM25 matches are read and re-ranked
 COPY_WORDS = 8  # the rarest body words a word-for-word copy must hold
+
+
+def _subject(view: NoteView) -> tuple[frozenset[str], frozenset[str]]:
+    """A note's tags and repositories, as `Profile` has them (ranking only)."""
+    return frozenset(t.lower() for t in view.tags), frozenset(r.lower() for r in view.repo)
 
 
 class Frequencies(Mapping[str, int]):
@@ -82,10 +87,11 @@ class IndexCorpus:
             zip(context.notes, index.reviewed, strict=True)
         ):
             assert checked.view is not None
-            entry = Entry(checked.view, profile(checked.view), checked.display, True)
+            entry = Entry(checked.view, checked.display, True)
             self._add(rowid, entry, (1, f"{position:09d}"))
         self._reviewed_rowids = index.reviewed
         self._claims: dict[int, Claims] = {}
+        self._hits: dict[int, list[tuple[int, float]]] = {}
         self.frequencies.prefetch(t for entry in self.entries for t in entry.profile.terms)
 
     # ---- entries ----
@@ -101,14 +107,16 @@ class IndexCorpus:
         rowids = list(rowids)
         wanted = [rowid for rowid in rowids if rowid not in self._entry_of_rowid]
         rows = queries.rows_by_rowid(self.conn, wanted)
-        added = []
         for rowid in wanted:
             if rowid in rows:
                 view = view_of_note(queries.note_from_row(rows[rowid]))
-                entry = Entry(view, profile(view), "", False)
-                added.append(self._add(rowid, entry, (0, view.id)))
-        self.frequencies.prefetch(t for i in added for t in self.entries[i].profile.terms)
+                self._add(rowid, Entry(view, "", False), (0, view.id))
         return {r: self._entry_of_rowid[r] for r in rowids if r in self._entry_of_rowid}
+
+    def _judged(self, chosen: list[int]) -> list[int]:
+        """`chosen` notes, about to be judged: the weights of all their terms read at once."""
+        self.frequencies.prefetch(t for i in chosen for t in self.entries[i].profile.terms)
+        return chosen
 
     def _after(self, index: int) -> set[int]:
         """The rowids of the note under review `index` and of those after it."""
@@ -128,8 +136,27 @@ class IndexCorpus:
     def candidates(
         self, index: int, eligible: Callable[[int], bool], limit: int = MAX_CANDIDATES
     ) -> list[int]:
-        entry = self.entries[index]
-        view, mine = entry.view, entry.profile
+        view = self.entries[index].view
+        tags, repos = _subject(view)
+        hits = self._search(index, limit * RERANK)
+        found = self._entries_for(rowid for rowid, _ in hits)
+        ranked = []
+        for rowid, score in hits:
+            other = found[rowid]
+            theirs = self.entries[other].view
+            if not eligible(other) or related(view, theirs):
+                continue
+            their_tags, their_repos = _subject(theirs)
+            shared = len(tags & their_tags) + bool(repos & their_repos)
+            ranked.append((-(score + TAG_WEIGHT * shared), self._order[other], other))
+        return self._judged([other for *_, other in heapq.nsmallest(limit, ranked)])
+
+    def _search(self, index: int, size: int) -> list[tuple[int, float]]:
+        """The `size` best BM25 matches of note `index` (both rule families ask for them)."""
+        known = self._hits.get(index)
+        if known is not None and len(known) >= size:
+            return known[:size]
+        view = self.entries[index].view
         clauses = []
         words = self._query_words(f"{view.title or ''}\n{what_of(view.body)}")
         if words:
@@ -141,23 +168,10 @@ class IndexCorpus:
         if not clauses:
             return []
         skip = self._after(index)
-        hits = [
-            (rowid, score)
-            for rowid, score in queries.search(
-                self.conn, " OR ".join(clauses), WEIGHTS, limit=limit * RERANK + len(skip)
-            )
-            if rowid not in skip
-        ][: limit * RERANK]
-        found = self._entries_for(rowid for rowid, _ in hits)
-        ranked = []
-        for rowid, score in hits:
-            other = found[rowid]
-            theirs = self.entries[other]
-            if not eligible(other) or related(view, theirs.view):
-                continue
-            shared = len(mine.tags & theirs.profile.tags) + bool(mine.repos & theirs.profile.repos)
-            ranked.append((-(score + TAG_WEIGHT * shared), self._order[other], other))
-        return [other for *_, other in heapq.nsmallest(limit, ranked)]
+        matches = queries.search(self.conn, " OR ".join(clauses), WEIGHTS, limit=size + len(skip))
+        hits = [(rowid, score) for rowid, score in matches if rowid not in skip][:size]
+        self._hits[index] = hits
+        return hits
 
     def _query_words(self, text: str) -> list[str]:
         """A word for each of the text's heaviest content terms that is not too common."""
