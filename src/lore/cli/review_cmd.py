@@ -159,6 +159,8 @@ def _similar(note: Any) -> str:
             f'\n[dim]this note:[/] "{safe(note.mine)}"\n[dim]that note:[/] "{safe(note.theirs)}"'
             f"\n[dim]({safe(note.detail)})[/]"
         )
+    elif note.verdict == "duplicate":
+        text += f"\n[dim]({safe(note.detail)})[/]"
     return text
 
 

@@ -40,7 +40,8 @@ class SimilarNote:
     verdict: str = ""  # DUPLICATE, CONTRADICTION, or "" when it is neither
     mine: str = ""  # for a contradiction: the clause of the note under review...
     theirs: str = ""  # ...the clause of this note it conflicts with...
-    detail: str = ""  # ...and how ("10 messages against 100 messages")
+    detail: str = ""  # ...and how ("10 messages against 100 messages"); for a duplicate,
+    # how alike the two are and the words both use
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -52,6 +53,8 @@ class SimilarNote:
         }
         if self.verdict == CONTRADICTION:
             data["clauses"] = {"mine": self.mine, "theirs": self.theirs, "detail": self.detail}
+        elif self.verdict == DUPLICATE:
+            data["detail"] = self.detail
         return data
 
 
@@ -94,9 +97,15 @@ def similar_notes(context: CuratorContext, limit: int) -> dict[str, list[Similar
                     conflict.detail,
                 )
             elif verdict.near_duplicate or score >= SHOWN_FROM:
-                kind = DUPLICATE if verdict.near_duplicate else ""
+                kind, why = "", ""
+                if verdict.near_duplicate:  # in the words of the `duplicate/near` warning
+                    alike = verdict.likeness
+                    shared = ", ".join(alike.shared(corpus.idf, 4))
+                    kind, why = DUPLICATE, f"{alike.explain()}; both say {shared}"
                 summary = what_summary(theirs.view.body) or ""
-                note = SimilarNote(theirs.view.id, theirs.view.title or "", summary, score, kind)
+                note = SimilarNote(
+                    theirs.view.id, theirs.view.title or "", summary, score, kind, detail=why
+                )
             else:
                 continue
             shown.append(note)
