@@ -1,12 +1,22 @@
-"""Time `lore curate --base main --head branch` on a pull request that adds 5 notes to a vault.
+"""Time `lore curate` on a pull request that adds 5 notes to a vault, and on the whole vault.
 
-Builds a synthetic vault (bench/synth.py) as a git repository, adds a branch with
-five new notes in three commits, and times the whole process
-`python -m lore curate --vault V --base main --head branch --format json`, the way
-the GitHub workflow runs it. Prints each run and the median.
+Builds a synthetic vault (bench/synth.py) as a git repository, adds a branch with five
+new notes in three commits, and times whole processes, the way the GitHub workflow
+runs them (`lore curate --vault V --base main --head branch --format json`):
 
-    python bench/bench_curate.py            # 10,000 notes, 5 runs
+- `ci`: no index in the vault, as in CI's fresh checkout: the curator builds the base
+  in memory (each note parsed once) and reviews the five notes;
+- `local`: the vault's index is there and fresh, as on a teammate's machine (`lore
+  review`): only the five notes are parsed;
+- `all` (with `--all-runs N`): `lore curate --all`, every note reviewed.
+
+With `--baseline SRC` the same runs go through that `src` folder's lore as well (e.g. a
+checkout of the previous release), each right after this code's. Prints each run and
+the medians; results go to bench/results/curate-<notes>.json.
+
+    python bench/bench_curate.py                      # 10,000 notes, 5 runs
     python bench/bench_curate.py --notes 1000 --runs 3 --keep /tmp/vault
+    python bench/bench_curate.py --all-runs 2 --baseline ../old/src --baseline-name "0.1.0"
 """
 
 from __future__ import annotations
@@ -14,16 +24,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
 
+from common import lore_command, machine, median_ms, print_table  # noqa: E402
 from synth import git, make_vault  # noqa: E402
 
 NEW_NOTES = 5
@@ -79,47 +91,97 @@ def add_branch(vault: Path) -> None:
     git(vault, "checkout", "-q", "main")
 
 
-def time_curate(vault: Path, runs: int) -> list[float]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    command = [
-        sys.executable, "-m", "lore", "curate", "--vault", str(vault),
-        "--base", "main", "--head", "branch", "--format", "json",
-    ]  # fmt: skip
-    timings: list[float] = []
-    for run in range(runs):
-        start = time.perf_counter()
-        result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
-        elapsed = time.perf_counter() - start
+class Version:
+    """One version of lore under test and how to run it."""
+
+    def __init__(self, name: str, src: Path | None) -> None:
+        self.name = name
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "LORE_"))}
+        self.env.pop("PYTHONDONTWRITEBYTECODE", None)  # time lore as installed
+        self.command = lore_command()
+        if src is not None:  # that folder's code, with this interpreter's packages
+            self.env["PYTHONPATH"] = str(src.resolve())
+            self.command = [sys.executable, "-m", "lore"]
+        self.timings: dict[str, list[float]] = {"ci": [], "local": [], "all": []}
+
+    def curate(self, vault: Path, scenario: str) -> float:
+        if scenario == "ci":
+            shutil.rmtree(vault / ".lore", ignore_errors=True)
+        what = ["--all"] if scenario == "all" else ["--base", "main", "--head", "branch"]
+        command = [*self.command, "curate", "--vault", str(vault), *what, "--format", "json"]
+        started = time.perf_counter()
+        result = subprocess.run(command, env=self.env, capture_output=True, text=True, check=False)
+        elapsed = time.perf_counter() - started
         if result.returncode not in (0, 1):
             raise SystemExit(f"lore curate failed ({result.returncode}): {result.stderr}")
-        report = json.loads(result.stdout)
-        timings.append(elapsed)
+        summary = json.loads(result.stdout)["summary"]
+        self.timings[scenario].append(elapsed)
         print(
-            f"run {run + 1}: {elapsed:.2f} s, exit {result.returncode}, "
-            f"{report['summary']['errors']} errors, {report['summary']['warnings']} warnings, "
-            f"{report['summary']['checked']} files checked"
+            f"{self.name:>10} {scenario:>5}: {elapsed:.2f} s, exit {result.returncode}, "
+            f"{summary['errors']} errors, {summary['warnings']} warnings, "
+            f"{summary['checked']} files checked",
+            flush=True,
         )
-    return timings
+        return elapsed
+
+    def row(self, notes: int) -> dict[str, Any]:
+        row: dict[str, Any] = {"version": self.name, "notes": notes}
+        for scenario, samples in self.timings.items():
+            if samples:
+                row[f"{scenario}_ms"] = median_ms(samples)
+                row[f"{scenario}_runs"] = len(samples)
+        return row
+
+
+def warm_up(version: Version, vault: Path) -> None:
+    """Bytecode compiled and the vault's index built, untimed."""
+    subprocess.run(
+        [*version.command, "index", "--vault", str(vault)],
+        env=version.env,
+        capture_output=True,
+        check=True,
+    )
+    version.curate(vault, "local")
+    version.timings["local"].clear()
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--notes", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--all-runs", type=int, default=0, help="also time `curate --all`")
     parser.add_argument("--keep", type=Path, help="build the vault here and keep it")
+    parser.add_argument("--baseline", type=Path, help="also time the lore in this src folder")
+    parser.add_argument("--baseline-name", default="baseline", help="what to call it")
     args = parser.parse_args()
+    versions = [Version("this", None)]
+    if args.baseline is not None:
+        versions.append(Version(args.baseline_name, args.baseline))
     with tempfile.TemporaryDirectory() as scratch:
         vault = args.keep or Path(scratch) / "vault"
         started = time.perf_counter()
-        make_vault(args.notes, vault)
-        add_branch(vault)
-        print(f"built a {args.notes}-note vault in {time.perf_counter() - started:.1f} s")
-        timings = time_curate(vault, args.runs)
-    print(
-        f"lore curate --base main --head branch, {args.notes} notes, {NEW_NOTES} new: "
-        f"median {statistics.median(timings):.2f} s over {len(timings)} runs "
-        f"(min {min(timings):.2f} s, max {max(timings):.2f} s)"
-    )
+        if not (vault / "notes").is_dir():
+            make_vault(args.notes, vault)
+            add_branch(vault)
+            print(f"built a {args.notes}-note vault in {time.perf_counter() - started:.1f} s")
+        for version in versions:
+            warm_up(version, vault)
+        for scenario, runs in (("ci", args.runs), ("local", args.runs), ("all", args.all_runs)):
+            for _ in range(runs):
+                for version in versions:
+                    if scenario == "local" and not (vault / ".lore" / "index.db").exists():
+                        warm_up(version, vault)
+                    version.curate(vault, scenario)
+    result = {
+        "machine": machine(),
+        "new_notes": NEW_NOTES,
+        "versions": [version.row(args.notes) for version in versions],
+    }
+    out = HERE / "results" / f"curate-{args.notes}.json"
+    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    keys = ["version", "notes", "ci_ms", "local_ms"] + (["all_ms"] if args.all_runs else [])
+    print_table(result["versions"], keys)
+    print(f"results: {out.relative_to(HERE.parent)}")
 
 
 if __name__ == "__main__":

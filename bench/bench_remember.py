@@ -13,7 +13,12 @@ as a teammate's checkout. Then, with medians over the runs:
   the push of the branch to the bare repository, and the clean-up. The remote is a
   local path, not GitHub, so no pull request is opened and `gh` is never called;
 - `python -c "import git"` and `python -c pass` from the same interpreter: what
-  GitPython costs to import, and the floor.
+  GitPython costs to import, and the floor;
+- the parts of a proposal one by one, in this process (`--no-parts` skips them): the
+  fetch, the worktree (the whole vault checked out, as before, and only the note's file,
+  as now), the secret scan of the draft, the curator on the draft (through the index, as
+  now, and parsing every note at the base, as before), and importing `lore remember`'s
+  modules in a fresh process.
 
 With `--baseline SRC`, the same runs go through that `src` folder's lore as well
 (`python -m lore` with it first on PYTHONPATH, this interpreter's packages), each run
@@ -52,6 +57,7 @@ def environment(workdir: Path) -> dict[str, str]:
         encoding="utf-8",
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "LORE_"))}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # time lore as installed: bytecode is cached
     env.update(
         HOME=str(home),
         LORE_HOME=str(home / "lore-home"),
@@ -110,7 +116,7 @@ class Version:
         if src is not None:  # that folder's code, with this interpreter's packages
             self.env["PYTHONPATH"] = str(src.resolve())
             command = [sys.executable, "-m", "lore"]
-        self.checkout = workdir / f"checkout-{'-'.join(name.split())}"
+        self.checkout = workdir / f"checkout-{bare.stem}-{'-'.join(name.split())}"
         if not self.checkout.exists():
             git(workdir, "clone", "-q", str(bare), self.checkout.name)
         self.remember = [*command, "remember", "--vault", str(self.checkout)]
@@ -142,8 +148,98 @@ class Version:
         }
 
 
+def timed_ms(action: Any, runs: int, undo: Any = None) -> float:
+    """The median of `runs` calls of `action()`, each followed by `undo()` (untimed)."""
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        action()
+        samples.append(time.perf_counter() - started)
+        if undo is not None:
+            undo()
+    return median_ms(samples)
+
+
+def parts(version: Version, runs: int) -> dict[str, float]:
+    """Each cost of a one-note proposal on its own, on this version's checkout."""
+    from lore.curator.registry import FAMILIES  # noqa: F401 - imported before timing
+    from lore.curator.run import build_context, curate, run_rules
+    from lore.curator.secrets import scan_secrets
+    from lore.note.render import render_note
+    from lore.team.branches import base_of
+    from lore.team.draft import NoteInput, build_note
+    from lore.vault.remote import fetch
+    from lore.vault.worktree import add_worktree, proposals_dir, remove_worktree
+
+    root = version.checkout.resolve()
+    home = {key: version.env[key] for key in ("HOME", "GIT_CONFIG_NOSYSTEM")}
+    saved = {key: os.environ.get(key) for key in home}
+    os.environ.update(home)
+    try:
+        note = build_note(
+            NoteInput(
+                title="Parts of a proposal are timed one by one",
+                type="gotcha",
+                tags=["tool/postgres"],
+                repo=["service-01"],
+                confidence="medium",
+                what="Long migrations take a lock that blocks writes to the table.",
+            ),
+            author=None,
+        )
+        text = render_note(note)
+        base_ref = base_of(root, "origin")[1]
+        drafts = {note.path: text.encode("utf-8")}
+        worktree = proposals_dir(root) / "bench-parts"
+        branch = "lore/bench-parts"
+
+        def remove() -> None:
+            remove_worktree(root, worktree)
+            git(root, "branch", "-q", "-D", branch)
+
+        curate(root, drafts=drafts, at=base_ref)  # the index is fresh and the cache warm
+        return {
+            "fetch_ms": timed_ms(lambda: fetch(root, "origin"), runs),
+            "worktree_whole_vault_ms": timed_ms(
+                lambda: add_worktree(root, worktree, branch, base_ref), runs, remove
+            ),
+            "worktree_note_only_ms": timed_ms(
+                lambda: add_worktree(root, worktree, branch, base_ref, only=[note.path]),
+                runs,
+                remove,
+            ),
+            "secret_scan_ms": timed_ms(lambda: scan_secrets(text), runs),
+            "curator_index_ms": timed_ms(lambda: curate(root, drafts=drafts, at=base_ref), runs),
+            "curator_parse_every_note_ms": timed_ms(
+                lambda: run_rules(build_context(root, drafts=drafts, at=base_ref)),
+                max(1, runs // 3),
+            ),
+            "import_remember_modules_ms": median_ms(
+                [
+                    started_in(
+                        [sys.executable, "-c", "import lore.team.proposals, lore.cli.main"],
+                        version.env,
+                    )
+                    for _ in range(runs)
+                ]
+            ),
+        }
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
 def bench(
-    notes: int, runs: int, workdir: Path, baseline: Path | None, baseline_name: str
+    notes: int,
+    runs: int,
+    workdir: Path,
+    baseline: Path | None,
+    baseline_name: str,
+    *,
+    with_parts: bool = True,
 ) -> dict[str, Any]:
     bare = prepare_remote(notes, workdir)
     versions = [Version("this", None, workdir, bare)]
@@ -163,6 +259,7 @@ def bench(
     return {
         "machine": machine(),
         "versions": [version.row(notes, runs) for version in versions],
+        "parts": parts(versions[0], runs) if with_parts else {},
         "python_import_git_ms": median_ms(imports),
         "python_pass_ms": median_ms(floor),
     }
@@ -175,19 +272,27 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path, help="reuse generated vaults from here")
     parser.add_argument("--baseline", type=Path, help="also time the lore in this src folder")
     parser.add_argument("--baseline-name", default="baseline", help="what to call it")
+    parser.add_argument("--no-parts", action="store_true", help="skip timing the parts")
     args = parser.parse_args()
+    options = {"with_parts": not args.no_parts}
     if args.workdir:
         args.workdir.mkdir(parents=True, exist_ok=True)
-        result = bench(args.notes, args.runs, args.workdir, args.baseline, args.baseline_name)
+        result = bench(
+            args.notes, args.runs, args.workdir, args.baseline, args.baseline_name, **options
+        )
     else:
         with tempfile.TemporaryDirectory(prefix="lore-bench-remember-") as folder:
-            result = bench(args.notes, args.runs, Path(folder), args.baseline, args.baseline_name)
+            result = bench(
+                args.notes, args.runs, Path(folder), args.baseline, args.baseline_name, **options
+            )
     out = HERE / "results" / f"remember-{args.notes}.json"
     out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     print_table(
         result["versions"],
         ["version", "notes", "remember_dry_run_ms", "remember_push_ms"],
     )
+    for name, value in result["parts"].items():
+        print(f"{name}: {value} ms")
     print(
         f"python -c 'import git': {result['python_import_git_ms']} ms; "
         f"python -c pass: {result['python_pass_ms']} ms"

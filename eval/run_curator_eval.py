@@ -8,7 +8,8 @@ Each labelled pair (eval/curator/pairs.toml) is judged with the library's own
 verdict (`lore.curator.judgement.verdict.judge`), the function the `duplicate/near`
 and `contradiction/` rules call for each candidate pair, with the default
 `near_duplicate_threshold` and an IDF computed from the notes of eval/vault plus every
-note of the set (as the curator computes it from the vault it checks). The new note
+note of the set as the curator computes it from the vault it checks: from an index of
+them (`lore.curator.vault_index.idf_of`). The new note
 of a pair is the one under review.
 
 A pair counts as flagged for duplicates when the verdict is a near duplicate, and for
@@ -38,8 +39,8 @@ else:  # pragma: no cover - Python 3.10
 
 from lore.curator.judgement.claims import claims  # noqa: E402
 from lore.curator.judgement.notes import profile  # noqa: E402
-from lore.curator.judgement.terms import idf_from_counts  # noqa: E402
 from lore.curator.judgement.verdict import judge  # noqa: E402
+from lore.curator.vault_index import idf_of  # noqa: E402
 from lore.note.parse import parse_note  # noqa: E402
 from lore.vault.settings import section_values  # noqa: E402
 
@@ -125,10 +126,7 @@ def evaluate(threshold: float | None = None) -> dict[str, Any]:
         documents[new.id] = new
         judged.append((pair, existing, new))
     profiles = {nid: profile(note) for nid, note in documents.items()}
-    frequency: Counter[str] = Counter()
-    for found in profiles.values():
-        frequency.update(found.terms)
-    idf = idf_from_counts(frequency, len(profiles))
+    idf = idf_of(documents.values())
     rows = []
     for pair, existing, new in judged:
         verdict = judge(

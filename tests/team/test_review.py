@@ -204,3 +204,105 @@ def test_actions_go_through_gh(checkout: Path, fake_gh: FakeGh) -> None:
     assert fake_gh.calls_to("pr", "merge") == [
         ["pr", "merge", "7", "--repo", "acme/team-vault", "--merge", "--delete-branch"]
     ]
+
+
+# ---- the "most similar" panel: the curator's candidates and judgement ----
+
+UNRELATED = "ops--incident-count-every-morning--2026-10-03"
+ALERTS = "billing--dead-letter-alerts-after-ten--2026-10-04"
+NEW_ALERTS = "billing--dead-letter-alert-threshold--2026-11-02"
+JUDGED = "lore/judged"
+
+
+@pytest.fixture
+def judged(remote: Remote, clone_of: Callable[..., Path]) -> Path:
+    """A vault with a note the draft repeats, one it contradicts and one it shares only
+    common words with; a branch adds the draft and the contradicting note."""
+    remote.commit_note(
+        EXISTING,
+        note_text(
+            "Billing integration tests use httpx against the running container",
+            date="2026-10-01",
+            body="## What\nBilling integration tests call the running container with httpx.\n",
+        ),
+    )
+    remote.commit_note(
+        UNRELATED,
+        note_text(
+            "The running total of open incidents is posted every morning",
+            tags="[service/web]",
+            date="2026-10-03",
+            body="## What\nThe on-call posts the running total of open incidents each morning.\n",
+        ),
+    )
+    remote.commit_note(
+        ALERTS,
+        note_text(
+            "Dead-letter topics alert after 10 messages",
+            tags="[service/billing]",
+            date="2026-10-04",
+            repo="payments-api",
+            body="## What\nThe billing dead-letter topic alerts once 10 messages are waiting.\n",
+        ),
+    )
+    root = clone_of()
+    git(root, "switch", "-q", "-c", JUDGED)
+    (root / "notes" / f"{DRAFT}.md").write_text(
+        note_text(
+            "Billing integration tests call the container over httpx",
+            date="2026-11-01",
+            body="## What\nBilling integration tests call the running container over httpx.\n",
+        ),
+        encoding="utf-8",
+    )
+    (root / "notes" / f"{NEW_ALERTS}.md").write_text(
+        note_text(
+            "The dead-letter alert threshold for billing",
+            tags="[service/billing]",
+            date="2026-11-02",
+            repo="payments-api",
+            body="## What\nThe billing dead-letter alert fires once 100 messages are waiting.\n",
+        ),
+        encoding="utf-8",
+    )
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "two notes")
+    git(root, "switch", "-q", "main")
+    return root
+
+
+def test_the_panel_marks_what_the_curator_flags_and_hides_unrelated_notes(judged: Path) -> None:
+    review = review_branch(judged, JUDGED)
+    similar = {note.path: note.similar for note in review.notes}
+    draft = similar[f"notes/{DRAFT}.md"]
+    assert [(s.id, s.verdict) for s in draft][:1] == [(EXISTING, "duplicate")]
+    assert UNRELATED not in [s.id for s in draft]  # alike only in "running" and "call"
+    alerts = {s.id: s for s in similar[f"notes/{NEW_ALERTS}.md"]}
+    assert UNRELATED not in alerts
+    flagged = alerts[ALERTS]
+    assert flagged.verdict == "contradiction"
+    assert "100 messages" in flagged.mine and "10 messages" in flagged.theirs
+    assert flagged.detail == "100 messages against 10 messages"
+    rules = {(f.rule, f.path) for f in review.findings}
+    assert ("duplicate/near", f"notes/{DRAFT}.md") in rules  # the same judgement as CI's
+    assert ("contradiction/different-number", f"notes/{NEW_ALERTS}.md") in rules
+
+
+def test_the_panel_in_json_and_text(
+    judged: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert main(["review", JUDGED, "--vault", str(judged), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    by_path = {note["path"]: note["similar"] for note in data["notes"]}
+    (alerts,) = [s for s in by_path[f"notes/{NEW_ALERTS}.md"] if s["id"] == ALERTS]
+    assert alerts["verdict"] == "contradiction"
+    assert alerts["clauses"]["detail"] == "100 messages against 10 messages"
+    assert by_path[f"notes/{DRAFT}.md"][0]["verdict"] == "duplicate"
+    assert "alike by weighted terms; both say" in by_path[f"notes/{DRAFT}.md"][0]["detail"]
+    assert 0 < by_path[f"notes/{DRAFT}.md"][0]["score"] <= 1
+    monkeypatch.setenv("COLUMNS", "400")  # the three panels side by side, lines unbroken
+    assert main(["review", JUDGED, "--vault", str(judged)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "likely duplicate" in out and "likely contradiction" in out
+    assert "100 messages against 10 messages" in out
+    assert UNRELATED not in out

@@ -97,6 +97,11 @@ def run(args: argparse.Namespace) -> int:
         all_notes=args.all_notes,
         semantic=args.semantic,
     )
+    if result.notices:
+        from lore.cli.output import notice
+
+        for message in result.notices:  # about the index (healed, or not usable): stderr
+            notice(message)
     if args.report is not None:
         _write_report(args.report, result)
     if args.format == "json":

@@ -31,7 +31,8 @@ def register(sub: Any, name: str, help_text: str) -> None:
         help=help_text,
         description="List the open memory pull requests, or review one: the note as it will "
         "be merged, what an agent will see, the curator's findings and the most similar "
-        "active notes.",
+        "active notes, each marked when the curator takes it for a duplicate or a "
+        "contradiction of the new note.",
         epilog=EPILOG,
     )
     parser.add_argument("target", nargs="?", metavar="PR", help="a pull request number or a branch")
@@ -138,6 +139,31 @@ def _list(rows: list[Any], as_json: bool) -> int:
     return ExitCode.OK
 
 
+_MARKS = {
+    "duplicate": "[yellow]likely duplicate[/]",
+    "contradiction": "[red]likely contradiction[/]",
+}
+
+
+def _similar(note: Any) -> str:
+    """One note of the "most similar" panel: how alike, and what the curator makes of it."""
+    from lore.cli.output import safe
+
+    mark = f" {_MARKS[note.verdict]}" if note.verdict in _MARKS else ""
+    text = (
+        f"[bold]{safe(note.title)}[/]\n[cyan]{safe(note.id)}[/] "
+        f"[dim]{note.score:.2f} alike[/]{mark}\n{safe(note.summary)}"
+    )
+    if note.verdict == "contradiction":
+        text += (
+            f'\n[dim]this note:[/] "{safe(note.mine)}"\n[dim]that note:[/] "{safe(note.theirs)}"'
+            f"\n[dim]({safe(note.detail)})[/]"
+        )
+    elif note.verdict == "duplicate":
+        text += f"\n[dim]({safe(note.detail)})[/]"
+    return text
+
+
 def _show(result: Any) -> None:
     from rich.columns import Columns
     from rich.panel import Panel
@@ -159,10 +185,7 @@ def _show(result: Any) -> None:
             f"{safe(finding.message)}"
         )
     for note in result.notes:
-        similar = "\n\n".join(
-            f"[bold]{safe(s.title)}[/]\n[cyan]{safe(s.id)}[/] [dim]{s.score}[/]\n{safe(s.summary)}"
-            for s in note.similar
-        )
+        similar = "\n\n".join(_similar(s) for s in note.similar)
         out.print(
             Columns(
                 [

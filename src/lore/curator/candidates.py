@@ -1,18 +1,19 @@
 """Which pairs of notes the curator judges, and the term weights it judges them with.
 
-`Corpus` holds every note of a curator run once: the notes already in the vault (not
-touched by the change) first, by id, then the notes under review in the order the
-rules report them (by date in a full audit). Each has its `Profile`; its `Claims` are
-read when a pair needs them. `Corpus.idf` weighs a term by how many of these notes
-use it (BM25's IDF), and `candidates` picks, for one note, the few notes worth
-judging: those sharing its rarest terms (terms used by at most `MAX_POSTING` notes;
-boilerplate shared by more cannot make two notes alike) or one of its files, ranked
-by the weight they share, with a little extra for shared tags and repositories.
+`corpus_of(context)` gives the rules their `NoteCorpus` (`lore.curator.corpus`), built
+once per run. When the context reads the vault through the index (`context.index`: a
+pull request, a draft, files checked against a vault) that is `IndexCorpus`, which asks
+the index for candidates and term statistics. Otherwise (a full audit, where every note
+is under review anyway, or a Python without FTS5) it is `ParsedCorpus`, here.
 
-`candidates` and `Corpus.idf` are the seam to the recall index: an index query (the
-note's title and `## What` as a BM25 query, plus shared tags, repository and
-files_touched) can replace `candidates`, and the index's document frequencies can
-replace the counts behind `idf`, without changing the rules or the judgement.
+`ParsedCorpus` holds every note of a curator run once: the notes already in the vault
+(not touched by the change) first, by id, then the notes under review in the order
+the rules report them (by date in a full audit). Each has its `Profile`; its `Claims`
+are read when a pair needs them. Its `idf` weighs a term by how many of these notes
+use it (BM25's IDF), and its `candidates` picks, for one note, the few notes worth
+judging: those sharing its rarest terms (terms used by at most `MAX_POSTING` notes;
+boilerplate shared by more cannot make two notes alike) or one of its files, ranked by
+the weight they share, with a little extra for shared tags and repositories.
 """
 
 from __future__ import annotations
@@ -21,34 +22,41 @@ import heapq
 from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
 
-from lore.curator.context import CuratorContext, NoteView, view_of_note
+from lore.curator.context import CuratorContext, view_of_note
+from lore.curator.corpus import (
+    MAX_CANDIDATES,
+    Entry,
+    NoteCorpus,
+    related,
+    title_key,
+    words_of,
+)
+from lore.curator.index_corpus import IndexCorpus
 from lore.curator.judgement.claims import Claims, claims
-from lore.curator.judgement.notes import Profile, profile
 from lore.curator.judgement.terms import idf_from_counts, weights
+
+__all__ = [
+    "MAX_CANDIDATES",
+    "Corpus",
+    "Entry",
+    "NoteCorpus",
+    "ParsedCorpus",
+    "candidates",
+    "corpus_of",
+    "related",
+]
 
 MAX_POSTING = 100  # a term used by more notes than this does not propose candidates
 QUERY_TERMS = 16  # a note's heaviest terms that look for candidates
-MAX_CANDIDATES = 8  # notes judged against each note under review
 FILE_WEIGHT = 4.0  # a shared files_touched path, in IDF units
 TAG_WEIGHT = 0.5  # each shared tag, and the same repository (ranking only)
 RERANK = 3  # how many times `limit` of the best-scored notes are checked and re-ranked
 _MEMO = "_lore_judgement_corpus"
 
 
-@dataclass(frozen=True)
-class Entry:
-    """One note of the corpus."""
-
-    view: NoteView
-    profile: Profile
-    display: str  # the path findings name ("" for a note that is not under review)
-    reviewed: bool  # under review in this run
-
-
-class Corpus:
-    """The notes of one curator run, analysed once for both rule families."""
+class ParsedCorpus:
+    """The notes of one curator run, every one parsed and analysed once."""
 
     def __init__(self, entries: list[Entry]) -> None:
         self.entries = entries
@@ -66,6 +74,8 @@ class Corpus:
             for path in entry.profile.files:
                 self.by_file[path].append(index)
         self._claims: dict[int, Claims] = {}
+        self._copies: dict[tuple[str, ...], list[int]] | None = None
+        self._titles: dict[str, int] | None = None
 
     def claims(self, index: int) -> Claims:
         found = self._claims.get(index)
@@ -76,19 +86,62 @@ class Corpus:
     def reviewed(self) -> list[int]:
         return [index for index, entry in enumerate(self.entries) if entry.reviewed]
 
+    def candidates(
+        self, index: int, eligible: Callable[[int], bool], limit: int = MAX_CANDIDATES
+    ) -> list[int]:
+        return _candidates(self, index, eligible, limit)
 
-def corpus_of(context: CuratorContext) -> Corpus:
+    def exact_copy(self, index: int) -> int | None:
+        if self._copies is None:
+            self._copies = {}
+            for number, entry in enumerate(self.entries):
+                if entry.view.body.strip():
+                    self._copies.setdefault(words_of(entry.view.body), []).append(number)
+        view = self.entries[index].view
+        return next(
+            (
+                other
+                for other in self._copies.get(words_of(view.body), [])
+                if other < index and not related(view, self.entries[other].view)
+            ),
+            None,
+        )
+
+    def same_title(self, index: int) -> str | None:
+        if self._titles is None:
+            self._titles = {}
+            for number, entry in enumerate(self.entries):
+                key = title_key(entry.view.title)
+                if key:
+                    self._titles.setdefault(key, number)
+        view = self.entries[index].view
+        key = title_key(view.title)
+        first = self._titles.get(key) if key else None
+        if first is None or first >= index:
+            return None
+        other = self.entries[first].view.id
+        return None if other in view.supersedes else other
+
+
+Corpus = NoteCorpus  # the name the semantic review types its corpus with
+
+
+def corpus_of(context: CuratorContext) -> NoteCorpus:
     """The corpus of a context, built once however many rules ask for it."""
     memo = vars(context)
     found = memo.get(_MEMO)
-    if not isinstance(found, Corpus):
-        found = memo[_MEMO] = _build(context)
+    if found is None:
+        if context.index is not None:
+            found = IndexCorpus(context, context.index)
+        else:
+            found = _build(context)
+        memo[_MEMO] = found
     return found
 
 
-def _build(context: CuratorContext) -> Corpus:
+def _build(context: CuratorContext) -> ParsedCorpus:
     entries = [
-        Entry(view, profile(view), "", reviewed=False)
+        Entry(view, "", reviewed=False)
         for nid, note in sorted(context.existing.items())
         if nid not in context.checked_ids
         for view in (view_of_note(note),)
@@ -98,20 +151,21 @@ def _build(context: CuratorContext) -> Corpus:
         reviewed.sort(key=lambda c: (c.view.date or "", c.view.id) if c.view else ("", ""))
     for checked in reviewed:
         assert checked.view is not None
-        entries.append(Entry(checked.view, profile(checked.view), checked.display, True))
-    return Corpus(entries)
-
-
-def related(one: NoteView, other: NoteView) -> bool:
-    """The same note, or one supersedes the other: never judged as a pair."""
-    return one.id == other.id or other.id in one.supersedes or one.id in other.supersedes
+        entries.append(Entry(checked.view, checked.display, True))
+    return ParsedCorpus(entries)
 
 
 def candidates(
-    corpus: Corpus, index: int, eligible: Callable[[int], bool], limit: int = MAX_CANDIDATES
+    corpus: NoteCorpus, index: int, eligible: Callable[[int], bool], limit: int = MAX_CANDIDATES
 ) -> list[int]:
     """The notes to judge note `index` against: the `limit` best eligible notes before it
     (the vault's notes, then the notes reviewed earlier in the run)."""
+    return corpus.candidates(index, eligible, limit)
+
+
+def _candidates(
+    corpus: ParsedCorpus, index: int, eligible: Callable[[int], bool], limit: int
+) -> list[int]:
     entry = corpus.entries[index]
     mine = entry.profile
     table = weights(corpus.idf)

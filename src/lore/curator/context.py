@@ -5,11 +5,18 @@ lenient `NoteView` when it is a note), the notes already in the vault (at the
 base commit in pull-request mode), the taxonomy, the curator settings and, in
 pull-request mode, every file version the pull request's commits introduced
 (`HistoryBlob`) for the secret scan. `sources` builds contexts; rules only read them.
+
+The notes already in the vault are `VaultNotes`, a mapping from id to `Note`: parsed
+from the files (`ParsedNotes`), or read from the index a note at a time
+(`lore.curator.vault_index`), in which case `index` holds the connection the rules'
+candidates come from. `base` says where those notes are read from.
 """
 
 from __future__ import annotations
 
+import sqlite3
 import unicodedata
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -194,6 +201,75 @@ class CheckedFile:
         return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+class VaultNotes(Mapping[str, Note]):
+    """The notes already in the vault, by id, and the links that decide which are active."""
+
+    def status_links(self) -> list[Links]:
+        """The links of every note that can be inactive or make another inactive (a note
+        that links, supersedes or expires, and every note such a note names)."""
+        return links_that_matter(self.values())
+
+
+def links_that_matter(notes: Iterable[Note]) -> list[Links]:
+    """`Links` of the notes that link or expire, and plain `Links` of the notes they name.
+
+    A note that neither links nor expires, and that no note names, is active and makes
+    no other note inactive: `compute_status` gives the same answer without it.
+    """
+    found: dict[str, Links] = {}
+    plain: dict[str, Links] = {}
+    for note in notes:
+        if note.supersedes or note.depends_on or note.expires:
+            found[note.id] = Links(note.id, note.supersedes, note.depends_on, note.expires)
+        else:
+            plain[note.id] = Links(note.id)
+    for links in list(found.values()):
+        for target in (*links.supersedes, *links.depends_on):
+            if target not in found and target in plain:
+                found[target] = plain[target]
+    return list(found.values())
+
+
+class ParsedNotes(VaultNotes):
+    """Notes parsed from their files, held in memory."""
+
+    def __init__(self, notes: Mapping[str, Note] | None = None) -> None:
+        self._notes = dict(notes or {})
+
+    def __getitem__(self, key: str) -> Note:
+        return self._notes[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._notes)
+
+    def __len__(self) -> int:
+        return len(self._notes)
+
+
+@dataclass(frozen=True)
+class VaultBase:
+    """Where the notes of the vault a change joins are read from.
+
+    `commit`: their commit (a pull request's base, or the ref `lore remember` starts
+    from), or None for the working tree. `notes`: every note file there, path -> blob
+    sha ("" in the working tree). `hidden`: the paths the change touches, which are
+    under review (or deleted), not part of the vault.
+    """
+
+    commit: str | None
+    notes: Mapping[str, str]
+    hidden: frozenset[str]
+
+
+@dataclass(frozen=True)
+class IndexView:
+    """The index connection a review reads (brought to the base, in a transaction that is
+    rolled back) and the rowid each note under review has there, in `context.notes` order."""
+
+    conn: sqlite3.Connection
+    reviewed: tuple[int, ...]
+
+
 @dataclass(frozen=True)
 class HistoryBlob:
     """A file version a commit of the pull request introduced that is not in its result."""
@@ -209,7 +285,7 @@ class CuratorContext:
     settings: CuratorSettings
     taxonomy: Taxonomy | None
     files: list[CheckedFile]
-    existing: dict[str, Note]  # id -> notes already in the vault, not touched by the change
+    existing: VaultNotes  # id -> notes already in the vault, not touched by the change
     vault_ids: set[str]  # every note id once the change is in (links resolve against these)
     vault_paths: list[str]  # every note path once the change is in
     today: str
@@ -223,6 +299,8 @@ class CuratorContext:
     settings_problems: list[Finding] = field(default_factory=list)
     # Secret values the secret rules found: `run.curate` masks them in every output.
     redactions: set[str] = field(default_factory=set)
+    base: VaultBase | None = None  # where `existing` comes from, until it is read
+    index: IndexView | None = None  # set when `existing` is read through the index
 
     @property
     def audit(self) -> bool:
@@ -238,22 +316,23 @@ class CuratorContext:
         return {f.view.id for f in self.notes if f.view is not None}
 
     @cached_property
+    def _existing_links(self) -> list[Links]:
+        return self.existing.status_links()
+
+    @cached_property
     def statuses_before(self) -> dict[str, Status]:
-        """Status of the notes already in the vault, before the change."""
-        return compute_status(
-            [Links(n.id, n.supersedes, n.depends_on, n.expires) for n in self.existing.values()],
-            self.today,
-        )
+        """Status of the notes already in the vault, before the change (inactive ones only)."""
+        return compute_status(self._existing_links, self.today)
 
     @cached_property
     def statuses_after(self) -> dict[str, Status]:
         """Status of every note once the change is in (unreadable notes count as active)."""
-        links = {
-            n.id: Links(n.id, n.supersedes, n.depends_on, n.expires) for n in self.existing.values()
-        }
-        for nid in self.vault_ids:
-            links.setdefault(nid, Links(nid))
+        links = {link.id: link for link in self._existing_links}
         for checked in self.notes:
             assert checked.view is not None
             links[checked.view.id] = checked.view.links()
+        named = {t for link in links.values() for t in (*link.supersedes, *link.depends_on)}
+        for nid in named - set(links):
+            if nid in self.vault_ids:
+                links[nid] = Links(nid)
         return compute_status(links.values(), self.today)

@@ -1,15 +1,19 @@
 """`curate`: the library entry point of the curator (used by `lore curate` and `lore remember`).
 
 It builds the context for one of three modes (a commit range, paths or drafts, or
-the whole vault), runs every rule family of the registry, and returns the sorted
-findings with a preview of each note as an agent will see it. A family that fails
-unexpectedly becomes an error finding, so a broken rule blocks a pull request
-instead of waving it through. Every output is scrubbed of the secret values the
-secret rules found.
+the whole vault), reads the vault the change joins through the index
+(`lore.curator.vault_index`; only the notes under review are parsed), runs every rule
+family of the registry, and returns the sorted findings with a preview of each note
+as an agent will see it, and, when asked, the notes most like each one
+(`lore.curator.similar`). A family that fails unexpectedly becomes an error finding,
+so a broken rule blocks a pull request instead of waving it through; an error of the
+index is not a rule's: it goes up to `read_index`, which heals the index and runs the
+review again. Every output is scrubbed of the secret values the secret rules found.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +24,8 @@ from lore.curator.context import CheckedFile, CuratorContext
 from lore.curator.finding import ERROR, Finding, count
 from lore.curator.registry import FAMILIES
 from lore.curator.secrets import redact, scan_secrets
+from lore.curator.similar import SimilarNote, similar_notes
+from lore.curator.vault_index import with_vault
 from lore.errors import ExitCode, UsageError
 from lore.sanitize import sanitize_text
 from lore.sanitize.markdown import sanitize_markdown
@@ -31,6 +37,8 @@ class CurateResult:
     checked: list[str]  # the paths that were reviewed
     previews: dict[str, str] = field(default_factory=dict)  # path -> what an agent will see
     mode: str = "paths"
+    similar: dict[str, list[SimilarNote]] = field(default_factory=dict)  # path -> most alike
+    notices: list[str] = field(default_factory=list)  # about the index (healed, not used)
 
     @property
     def errors(self) -> int:
@@ -53,8 +61,12 @@ def build_context(
     paths: Iterable[str] = (),
     all_notes: bool = False,
     drafts: Mapping[str, bytes] | None = None,
+    at: str | None = None,
     today: str | None = None,
+    read_vault: bool = True,
 ) -> CuratorContext:
+    """The context of one review. `at`: check `drafts` against that commit's tree, not
+    the working tree. `read_vault=False` leaves the vault's notes to `with_vault`."""
     day = today or clock.today().isoformat()
     paths = list(paths)
     modes = sum((base is not None or head is not None, bool(paths) or bool(drafts), all_notes))
@@ -64,13 +76,19 @@ def build_context(
             "(one of them).",
             fix="E.g. `lore curate --base origin/main --head HEAD`.",
         )
+    if at is not None and (paths or not drafts):
+        raise UsageError("Only drafts can be checked against a commit.")
     if base is not None or head is not None:
         if base is None:
             raise UsageError("--head needs --base.", fix="Add --base REF, e.g. origin/main.")
-        return sources.context_for_range(root, base, head or "HEAD", today=day)
+        return sources.context_for_range(
+            root, base, head or "HEAD", today=day, read_vault=read_vault
+        )
     if all_notes:
         return sources.context_for_all(root, today=day)
-    return sources.context_for_paths(root, paths, today=day, drafts=drafts)
+    return sources.context_for_paths(
+        root, paths, today=day, drafts=drafts, at=at, read_vault=read_vault
+    )
 
 
 def run_rules(context: CuratorContext) -> list[Finding]:
@@ -78,7 +96,9 @@ def run_rules(context: CuratorContext) -> list[Finding]:
     for family in FAMILIES:
         try:
             findings += family.check(context)
-        except Exception as exc:  # noqa: BLE001 - a crashing rule must not wave a change through
+        except Exception as exc:
+            if isinstance(exc, sqlite3.Error) and context.index is not None:
+                raise  # the index's trouble: `read_index` heals it and the review runs again
             findings.append(
                 Finding(
                     f"{family.NAME}/internal-error",
@@ -120,23 +140,49 @@ def curate(
     paths: Iterable[str] = (),
     all_notes: bool = False,
     drafts: Mapping[str, bytes] | None = None,
+    at: str | None = None,
     today: str | None = None,
     semantic: bool = False,
+    similar: int = 0,
+    use_index: bool = True,
 ) -> CurateResult:
     """Review notes; raises `UsageError` for bad arguments, never for bad notes.
 
     `semantic=True` allows the optional model review (`lore.curator.semantic`), which
     still runs only when the vault enables it and its API key is in the environment;
-    it adds warnings only.
+    it adds warnings only. `at`: check `drafts` against that commit (`lore remember`).
+    `similar`: also gather, for each note under review, up to that many of the most
+    alike active notes with the judgement on each pair. `use_index=False` reads the
+    vault's notes from the files (into an index in memory) instead of the vault's index.
     """
     context = build_context(
-        root, base=base, head=head, paths=paths, all_notes=all_notes, drafts=drafts, today=today
+        root,
+        base=base,
+        head=head,
+        paths=paths,
+        all_notes=all_notes,
+        drafts=drafts,
+        at=at,
+        today=today,
+        read_vault=False,
     )
-    findings = run_rules(context)
-    if semantic and not drafts:
-        from lore.curator.semantic import review
+    notices: list[str] = []
 
-        findings += review(context)
+    def judge(context: CuratorContext) -> tuple[list[Finding], dict[str, list[SimilarNote]]]:
+        findings = run_rules(context)
+        if semantic and not drafts:
+            from lore.curator.semantic import review
+
+            findings += review(context)
+        return findings, similar_notes(context, similar) if similar else {}
+
+    findings, alike = with_vault(
+        context,
+        judge,
+        use_index=use_index,
+        create_index=context.mode != "range",  # CI's checkout: no one reads an index file
+        notices=notices,
+    )
     unique = {(f.rule, f.severity, f.path, f.line, f.message): f for f in findings}
     cleaned = sorted((_clean(f, context.redactions) for f in unique.values()), key=Finding.sort_key)
     previews: dict[str, str] = {}
@@ -150,4 +196,6 @@ def curate(
         checked=[checked.display for checked in context.files],
         previews=previews,
         mode=context.mode,
+        similar=alike,
+        notices=notices,
     )

@@ -6,8 +6,14 @@
   comes from the head (a tag may be added in the same pull request). Every blob
   a commit of the range introduced is kept for the secret scan.
 - Paths: the given files (or drafts handed over in memory by `lore remember`)
-  against the working tree.
+  against the working tree, or, with `at`, drafts against a commit's tree (what
+  `lore remember` proposes to: no checkout is read).
 - All: every file in `notes/` of the working tree, each against all the others.
+
+Only the files under review are read here. The notes already in the vault are
+described by `context.base` (a commit or the working tree, and the paths the change
+hides) and read by `read_base` when parsing every file is wanted (`read_vault`), or
+through the index by `lore.curator.vault_index`.
 """
 
 from __future__ import annotations
@@ -24,6 +30,8 @@ from lore.curator.context import (
     CheckedFile,
     CuratorContext,
     HistoryBlob,
+    ParsedNotes,
+    VaultBase,
     is_archive_path,
     is_note_path,
 )
@@ -58,6 +66,17 @@ def _parse_existing(files: Mapping[str, bytes]) -> dict[str, Note]:
     return notes
 
 
+def read_base(root: Path, base: VaultBase) -> ParsedNotes:
+    """Parse every note of the vault a change joins (the paths it hides left out)."""
+    wanted = {path: sha for path, sha in base.notes.items() if path not in base.hidden}
+    if base.commit is None:
+        files = {p: raw for p, raw in _working_notes(root).items() if p in wanted}
+    else:
+        objects = git.read_objects(root, wanted.values())
+        files = {p: objects[sha][1] for p, sha in wanted.items() if sha in objects}
+    return ParsedNotes(_parse_existing(files))
+
+
 def _read_tree_file(root: Path, name: str) -> bytes | None:
     try:
         return (root / name).read_bytes()
@@ -65,20 +84,28 @@ def _read_tree_file(root: Path, name: str) -> bytes | None:
         return None
 
 
-def _working_notes(root: Path) -> dict[str, bytes]:
-    """notes/*.md of the working tree (regular files only)."""
-    files: dict[str, bytes] = {}
+def _working_note_files(root: Path) -> list[str]:
+    """notes/*.md of the working tree (regular files only), by name."""
     try:
         entries = sorted(os.scandir(root / NOTES_DIR), key=lambda e: e.name)
     except OSError:
-        return files
-    for entry in entries:
-        if entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
-            try:
-                with open(entry.path, "rb") as handle:  # noqa: PTH123 - DirEntry path
-                    files[f"{NOTES_DIR}/{entry.name}"] = handle.read()
-            except OSError:
-                continue
+        return []
+    return [
+        f"{NOTES_DIR}/{entry.name}"
+        for entry in entries
+        if entry.name.endswith(".md") and entry.is_file(follow_symlinks=False)
+    ]
+
+
+def _working_notes(root: Path) -> dict[str, bytes]:
+    """notes/*.md of the working tree (regular files only), read."""
+    files: dict[str, bytes] = {}
+    for path in _working_note_files(root):
+        try:
+            with open(root / path, "rb") as handle:  # noqa: PTH123 - one open, no stat
+                files[path] = handle.read()
+        except OSError:
+            continue
     return files
 
 
@@ -127,11 +154,16 @@ def context_for_paths(
     *,
     today: str,
     drafts: Mapping[str, bytes] | None = None,
+    at: str | None = None,
+    read_vault: bool = True,
 ) -> CuratorContext:
-    """Check files (or in-memory drafts keyed by vault path) against the working tree."""
+    """Check files (or in-memory drafts keyed by vault path) against the working tree, or
+    drafts against the tree of commit `at`."""
+    if at is not None:
+        return _context_for_drafts_at(root, at, drafts or {}, today=today, read_vault=read_vault)
     settings = load_curator_settings(_decode(_read_tree_file(root, SETTINGS_FILE)))
     taxonomy_text = _decode(_read_tree_file(root, TAXONOMY_FILE))
-    vault_files = _working_notes(root)
+    vault_files = dict.fromkeys(_working_note_files(root), "")
     checked: list[CheckedFile] = []
     for display, file in _expand(root, paths):
         relative = _relative(root, file)
@@ -144,21 +176,63 @@ def context_for_paths(
         checked.append(_make_file(logical, display, raw, mode, force_note=True))
     for path, raw in (drafts or {}).items():
         checked.append(_make_file(path, path, raw, "100644", force_note=True))
-    checked_paths = {f.path for f in checked}
-    existing = _parse_existing({p: r for p, r in vault_files.items() if p not in checked_paths})
+    base = VaultBase(None, vault_files, frozenset(f.path for f in checked))
     note_paths = sorted(set(vault_files) | {f.path for f in checked if is_note_path(f.path)})
     return CuratorContext(
         root=root,
         settings=settings,
         taxonomy=parse_taxonomy(taxonomy_text) if taxonomy_text is not None else None,
         files=checked,
-        existing=existing,
-        vault_ids={note_id_from_path(p) for p in note_paths} | _working_archive_ids(root),
+        existing=read_base(root, base) if read_vault else ParsedNotes(),
+        vault_ids=_ids(note_paths) | _working_archive_ids(root),
         vault_paths=note_paths,
         today=today,
         mode="paths",
         settings_problems=list(settings.problems),
+        base=base,
     )
+
+
+def _context_for_drafts_at(
+    root: Path, ref: str, drafts: Mapping[str, bytes], *, today: str, read_vault: bool
+) -> CuratorContext:
+    """Drafts against the tree of a commit, as if checked out there (paths mode)."""
+    commit = _commit(root, ref, "at")
+    tree = _notes_in(root, commit)
+    archived = {
+        note_id_from_path(p) for p in git.list_tree(root, commit, ARCHIVE_DIR) if is_archive_path(p)
+    }
+    names = [f"{commit}:{SETTINGS_FILE}", f"{commit}:{TAXONOMY_FILE}"]
+    objects = git.read_objects(root, names)
+    settings_blob, taxonomy_blob = (objects.get(name, ("", None))[1] for name in names)
+    settings = load_curator_settings(_decode(settings_blob))
+    taxonomy_text = _decode(taxonomy_blob)
+    checked = [_make_file(p, p, raw, "100644", force_note=True) for p, raw in drafts.items()]
+    base = VaultBase(commit, tree, frozenset(f.path for f in checked))
+    note_paths = sorted(set(tree) | {f.path for f in checked if is_note_path(f.path)})
+    return CuratorContext(
+        root=root,
+        settings=settings,
+        taxonomy=parse_taxonomy(taxonomy_text) if taxonomy_text is not None else None,
+        files=checked,
+        existing=read_base(root, base) if read_vault else ParsedNotes(),
+        vault_ids=_ids(note_paths) | archived,
+        vault_paths=note_paths,
+        today=today,
+        mode="paths",
+        settings_problems=list(settings.problems),
+        base=base,
+    )
+
+
+def _ids(note_paths: Iterable[str]) -> set[str]:
+    """The ids of note paths (`notes/<id>.md`), without a call per path: vaults are large."""
+    return {path.rsplit("/", 1)[-1][:-3] for path in note_paths}
+
+
+def _notes_in(root: Path, commit: str) -> dict[str, str]:
+    """notes/*.md at a commit (`list_tree` lists the folder's own files only)."""
+    return {p: s for p, s in git.list_tree(root, commit, NOTES_DIR).items() if p.endswith(".md")}
 
 
 def _working_archive_ids(root: Path) -> set[str]:
@@ -203,8 +277,8 @@ def context_for_all(root: Path, *, today: str) -> CuratorContext:
         settings=settings,
         taxonomy=parse_taxonomy(taxonomy_text) if taxonomy_text is not None else None,
         files=checked,
-        existing={},
-        vault_ids={note_id_from_path(p) for p in note_paths} | _working_archive_ids(root),
+        existing=ParsedNotes(),
+        vault_ids=_ids(note_paths) | _working_archive_ids(root),
         vault_paths=note_paths,
         today=today,
         mode="all",
@@ -223,7 +297,9 @@ def _commit(root: Path, ref: str, flag: str) -> str:
     return sha
 
 
-def context_for_range(root: Path, base: str, head: str, *, today: str) -> CuratorContext:
+def context_for_range(
+    root: Path, base: str, head: str, *, today: str, read_vault: bool = True
+) -> CuratorContext:
     """The files a pull request changes, checked against the vault at its base."""
     if git.find_git_dir(root) is None:
         raise UsageError(
@@ -234,18 +310,13 @@ def context_for_range(root: Path, base: str, head: str, *, today: str) -> Curato
     head_sha = _commit(root, head, "--head")
     fork = git.merge_base(root, base_sha, head_sha) or base_sha
     changes = git.diff_tree(root, fork, head_sha)
-    base_tree = {
-        p: s for p, s in git.list_tree(root, base_sha, NOTES_DIR).items() if is_note_path(p)
-    }
+    base_tree = _notes_in(root, base_sha)
     base_archive = {p for p in git.list_tree(root, base_sha, ARCHIVE_DIR) if is_archive_path(p)}
     present = [c for c in changes if c.status != "D"]
     deleted_paths = {c.path for c in changes if c.status == "D"}
     changed_paths = {c.path for c in present}
     wanted = [c.new_sha for c in present if c.new_mode != SUBMODULE_MODE]
-    existing_shas = {
-        p: s for p, s in base_tree.items() if p not in changed_paths and p not in deleted_paths
-    }
-    names = [*wanted, *existing_shas.values()]
+    names = list(wanted)
     for name in (SETTINGS_FILE, TAXONOMY_FILE):
         names += [f"{base_sha}:{name}", f"{head_sha}:{name}"]
     objects = git.read_objects(root, names)
@@ -258,9 +329,7 @@ def context_for_range(root: Path, base: str, head: str, *, today: str) -> Curato
         _make_file(c.path, c.path, blob(c.new_sha) or b"", c.new_mode)
         for c in sorted(present, key=lambda c: c.path)
     ]
-    existing = _parse_existing(
-        {p: data for p, s in existing_shas.items() if (data := blob(s)) is not None}
-    )
+    vault = VaultBase(base_sha, base_tree, frozenset(changed_paths | deleted_paths))
     base_settings = blob(f"{base_sha}:{SETTINGS_FILE}")
     head_settings = blob(f"{head_sha}:{SETTINGS_FILE}")
     settings = load_curator_settings(_decode(base_settings))
@@ -293,8 +362,8 @@ def context_for_range(root: Path, base: str, head: str, *, today: str) -> Curato
         settings=settings,
         taxonomy=parse_taxonomy(taxonomy_text) if taxonomy_text is not None else None,
         files=checked,
-        existing=existing,
-        vault_ids={note_id_from_path(p) for p in note_paths} | archived,
+        existing=read_base(root, vault) if read_vault else ParsedNotes(),
+        vault_ids=_ids(note_paths) | archived,
         vault_paths=note_paths,
         today=today,
         mode="range",
@@ -305,4 +374,5 @@ def context_for_range(root: Path, base: str, head: str, *, today: str) -> Curato
         deleted={note_id_from_path(p) for p in deleted_paths if is_note_path(p)} - archived,
         history=history,
         commits=(base_sha, head_sha),
+        base=vault,
     )

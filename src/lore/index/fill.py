@@ -109,7 +109,7 @@ def _rebuild(
     conn.execute("DELETE FROM notes")
     conn.execute("DELETE FROM skipped")
     notes = list_notes(root, snapshot)
-    _insert_notes(conn, root, snapshot, notes, progress, fts=False)
+    insert_notes(conn, root, snapshot, notes, progress, fts=False)
     if fts:
         conn.execute("INSERT INTO notes_fts(notes_fts) VALUES ('rebuild')")
         conn.execute("INSERT INTO notes_fts(notes_fts) VALUES ('optimize')")
@@ -137,13 +137,14 @@ def _update(
             for path in set(current) | set(known)
             if current.get(path) != known.get(path)
         }
-    _delete_paths(conn, sorted(changes))
+    delete_paths(conn, sorted(changes))
     present = {path: sig for path, sig in changes.items() if sig is not None}
-    _insert_notes(conn, root, snapshot, present, progress, fts=True)
+    insert_notes(conn, root, snapshot, present, progress, fts=True)
     return "updated", len(changes)
 
 
-def _delete_paths(conn: sqlite3.Connection, paths: Iterable[str]) -> None:
+def delete_paths(conn: sqlite3.Connection, paths: Iterable[str]) -> None:
+    """Take these note paths out of the notes, the full-text table and the skipped list."""
     columns = ", ".join(FTS_COLUMNS)
     for path in paths:
         conn.execute(
@@ -162,7 +163,7 @@ INSERT_NOTE = (
 )
 
 
-def _insert_notes(
+def insert_notes(
     conn: sqlite3.Connection,
     root: Path,
     snapshot: Snapshot,
@@ -171,6 +172,8 @@ def _insert_notes(
     *,
     fts: bool,
 ) -> None:
+    """Parse and insert the snapshot's notes `wanted` (path -> signature); a note that cannot
+    be parsed, or whose id is taken, goes to `skipped` with the reason."""
     from lore.errors import NoteError
     from lore.note.parse import parse_note
 

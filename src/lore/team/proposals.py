@@ -2,8 +2,10 @@
 
 `start_proposal` fills in the author and a unique id, creates the branch
 `lore/<id>` from the remote's default branch in a worktree of its own under
-`<vault>/.lore/proposals/<id>/` (the user's checkout is never touched), and runs the
-curator's rules on the draft there — the same registry CI runs. The caller shows the
+`<vault>/.lore/proposals/<id>/` (the user's checkout is never touched; only the
+note's own file is checked out there), and runs the curator's rules on the draft
+against that commit — the same registry CI runs, reading the vault through the index.
+A dry run stops there and creates no branch or worktree at all. The caller shows the
 result and asks; then `submit` writes and commits the note, pushes the branch and
 opens the pull request with `gh`, or `discard` removes the worktree and branch.
 
@@ -74,7 +76,7 @@ class Proposal:
     note: Note
     text: str
     branch: str
-    worktree: Path
+    worktree: Path | None  # None for a dry run: nothing was created
     base_branch: str
     base_ref: str
     remote: str | None
@@ -159,13 +161,13 @@ def _identity(root: Path, author: str | None) -> tuple[str, str] | None:
 
 def _taken_ids(root: Path, base_ref: str) -> set[str]:
     ids = taken_names(root)
-    for ref in {base_ref, "HEAD"}:
-        commit = git.resolve_commit(root, ref)
-        if commit:
-            ids |= {
-                path.rsplit("/", 1)[-1].removesuffix(".md")
-                for path in git.list_tree(root, commit, "notes")
-            }
+    commits = {git.resolve_commit(root, ref) for ref in (base_ref, "HEAD")}
+    for commit in commits - {None}:
+        assert commit is not None
+        ids |= {
+            path.rsplit("/", 1)[-1].removesuffix(".md")
+            for path in git.list_tree(root, commit, "notes")
+        }
     return ids
 
 
@@ -178,8 +180,12 @@ def start_proposal(
     *,
     timeout: float = NETWORK_TIMEOUT,
     author_lookup: Callable[[Path, GitHubRepo | None], str | None] = find_author,
+    dry_run: bool = False,
 ) -> Proposal:
-    """Draft the note on a new branch and worktree and run the curator's rules on it."""
+    """Draft the note on a new branch and worktree and run the curator's rules on it.
+
+    `dry_run`: check the draft only; no branch, worktree or metadata is created.
+    """
     root = root.resolve()
     check_vault(root)
     url = git.remote_url(root, REMOTE)
@@ -208,26 +214,28 @@ def start_proposal(
         base_branch, base_ref = base_of(root, remote)
         note = with_unique_id(note, _taken_ids(root, base_ref).__contains__, keep=bool(data.id))
         branch = BRANCH_PREFIX + note.id
-        worktree = proposals_dir(root) / note.id
-        add_worktree(root, worktree, branch, base_ref)
-        write_meta(
-            root,
-            note.id,
-            {
-                "id": note.id,
-                "branch": branch,
-                "base_branch": base_branch,
-                "agent": data.agent or None,
-                "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-            },
-        )
+        worktree = None if dry_run else proposals_dir(root) / note.id
+        if worktree is not None:
+            add_worktree(root, worktree, branch, base_ref, only=[note.path])
+            write_meta(
+                root,
+                note.id,
+                {
+                    "id": note.id,
+                    "branch": branch,
+                    "base_branch": base_branch,
+                    "agent": data.agent or None,
+                    "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                },
+            )
     finally:
         lock.release()
     text = render_note(note)
     try:
-        result = curate(worktree, drafts={note.path: text.encode("utf-8")})
+        result = curate(root, drafts={note.path: text.encode("utf-8")}, at=base_ref)
     except BaseException:
-        cleanup(root, note.id, worktree)
+        if worktree is not None:
+            cleanup(root, note.id, worktree)
         raise
     return Proposal(
         root=root,
@@ -242,13 +250,14 @@ def start_proposal(
         findings=result.findings,
         preview=result.previews.get(note.path, ""),
         agent=data.agent or None,
-        notices=notices,
+        notices=notices + result.notices,
     )
 
 
 def discard(proposal: Proposal) -> None:
     """Remove a proposal that was never committed: its worktree, branch and metadata."""
-    cleanup(proposal.root, proposal.note.id, proposal.worktree)
+    if proposal.worktree is not None:
+        cleanup(proposal.root, proposal.note.id, proposal.worktree)
 
 
 def _blocked(findings: list[Finding], force: bool, kept: str | None) -> ProposalError | None:
@@ -334,6 +343,10 @@ def submit(proposal: Proposal, *, force: bool = False, timeout: float = NETWORK_
     if blocked is not None:
         discard(proposal)
         raise blocked
+    if proposal.worktree is None:
+        raise ProposalError(
+            "A dry run's draft cannot be proposed.", fix="Run it without --dry-run."
+        )
     note_file = proposal.worktree / proposal.note.path
     write_atomic(note_file, proposal.text.encode("utf-8"))
     try:
@@ -393,7 +406,7 @@ def resume(
         if worktree is not None:
             remove_worktree(root, worktree)
         worktree = proposals_dir(root) / note_id
-        checkout_worktree(root, worktree, branch)
+        checkout_worktree(root, worktree, branch, only=[path])
     note_file = worktree / path
     if not note_file.is_file():
         raise ProposalError(
@@ -401,7 +414,7 @@ def resume(
             fix=f"Put the note back in {note_file}, then run `lore remember --resume {note_id}`.",
         )
     if has_changes(worktree, path):
-        checked = curate(worktree, paths=[path])
+        checked = curate(root, drafts={path: note_file.read_bytes()}, at=branch)
         blocked = _blocked(checked.findings, force, str(note_file))
         if blocked is not None:
             raise blocked
@@ -409,7 +422,7 @@ def resume(
     base_ref = f"refs/remotes/{REMOTE}/{base_branch}"
     if not git.ref_exists(root, base_ref):
         base_ref = base_branch
-    review = curate(worktree, base=base_ref, head="HEAD")
+    review = curate(root, base=base_ref, head=branch)
     blocked = _blocked(review.findings, force, str(note_file))
     if blocked is not None:
         raise blocked

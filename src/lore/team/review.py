@@ -5,9 +5,12 @@ check's state. `review_branch` (a local branch) and `review_pr` (a pull request
 number; its branch is fetched from the vault's own remote) run the curator on the
 change exactly as CI does (`curate(base=…, head=…)`) and gather, for each note the
 change adds or edits: the file as merged, what an agent will see of it (the
-sanitised preview), and the most similar active notes already in the vault (recall
-over the local index, the note's title and summary as the query). `act` approves,
-requests changes or merges through `gh`. Nothing here writes to the vault.
+sanitised preview), and the most similar active notes already in the vault — the
+candidates the curator's duplicate and contradiction rules judge, with the same
+judgement on each pair (`lore.curator.similar`): a likely duplicate or contradiction
+is marked, with the clauses that conflict, and notes alike in nothing but common
+words are left out. `act` approves, requests changes or merges through `gh`. Nothing
+here writes to the vault.
 """
 
 from __future__ import annotations
@@ -18,10 +21,8 @@ from typing import Any
 
 from lore.curator.finding import Finding
 from lore.curator.run import curate
-from lore.errors import LoreError, UsageError
-from lore.note.parse import note_id_from_path, parse_note
-from lore.recall.engine import recall
-from lore.recall.model import RecallRequest
+from lore.curator.similar import SimilarNote
+from lore.errors import UsageError
 from lore.team.branches import REMOTE, base_of
 from lore.team.pr_body import LORE_LABEL
 from lore.team.proposal_list import curator_status
@@ -51,17 +52,6 @@ class MemoryPr:
             "author": self.author,
             "curator": self.curator,
         }
-
-
-@dataclass
-class SimilarNote:
-    id: str
-    title: str
-    summary: str
-    score: float
-
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "title": self.title, "summary": self.summary, "score": self.score}
 
 
 @dataclass
@@ -145,37 +135,17 @@ def list_memory_prs(root: Path) -> list[MemoryPr]:
     return rows
 
 
-def similar_notes(root: Path, text: str, path: str, exclude: set[str]) -> list[SimilarNote]:
-    """The active notes most like this one (recall on its title and summary)."""
-    try:
-        note = parse_note(text.encode("utf-8"), path)
-        query = f"{note.title} {note.summary}"
-    except LoreError:
-        query = note_id_from_path(path).replace("-", " ")
-    result = recall(root, RecallRequest(query, limit=SIMILAR + len(exclude)))
-    found = [
-        SimilarNote(hit.id, hit.title, hit.summary, round(hit.score, 2))
-        for hit in result.hits
-        if hit.id not in exclude
-    ]
-    return found[:SIMILAR]
-
-
 def review_range(root: Path, base: str, head: str, *, target: str) -> Review:
     """Curator findings and, per changed note, its text, preview and similar notes."""
     root = root.resolve()
-    result = curate(root, base=base, head=head)
+    result = curate(root, base=base, head=head, similar=SIMILAR)
     changed = [path for path in result.checked if path in result.previews]
-    exclude = {note_id_from_path(path) for path in changed}
     notes = []
     for path in changed:
         raw = git.read_file_at(root, head, path) or b""
         text = raw.decode("utf-8", "replace")
-        notes.append(
-            ReviewedNote(
-                path, text, result.previews[path], similar_notes(root, text, path, exclude)
-            )
-        )
+        similar = result.similar.get(path, [])
+        notes.append(ReviewedNote(path, text, result.previews[path], similar))
     return Review(target=target, base=base, head=head, findings=result.findings, notes=notes)
 
 

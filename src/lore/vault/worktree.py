@@ -29,18 +29,57 @@ def _prepare(root: Path, path: Path) -> None:
         ignore.write_text("# lore's local index and caches; derived, never committed\n*\n")
 
 
-def add_worktree(root: Path, path: Path, branch: str, base: str) -> None:
-    """Create branch `branch` at `base` and check it out in a new worktree at `path`."""
+def add_worktree(
+    root: Path, path: Path, branch: str, base: str, *, only: list[str] | None = None
+) -> None:
+    """Create branch `branch` at `base` and check it out in a new worktree at `path`.
+
+    `only`: check out just these files (a sparse checkout; see `_check_out_only`).
+    """
     _prepare(root, path)
+    sparse = ["--no-checkout"] if only is not None else []
     with open_repository(root) as repo, git_errors(root, "git worktree add"):
-        repo.git.worktree("add", "--quiet", "--no-track", "-b", branch, "--", str(path), base)
+        repo.git.worktree(
+            "add", "--quiet", *sparse, "--no-track", "-b", branch, "--", str(path), base
+        )
+    if only is not None:
+        _check_out_only(root, path, only)
 
 
-def checkout_worktree(root: Path, path: Path, branch: str) -> None:
-    """Check an existing branch out in a new worktree at `path`."""
+def checkout_worktree(
+    root: Path, path: Path, branch: str, *, only: list[str] | None = None
+) -> None:
+    """Check an existing branch out in a new worktree at `path` (`only`: as `add_worktree`)."""
     _prepare(root, path)
+    sparse = ["--no-checkout"] if only is not None else []
     with open_repository(root) as repo, git_errors(root, "git worktree add"):
-        repo.git.worktree("add", "--quiet", "--", str(path), branch)
+        repo.git.worktree("add", "--quiet", *sparse, "--", str(path), branch)
+    if only is not None:
+        _check_out_only(root, path, only)
+
+
+def _escaped(name: str) -> str:
+    """A path as a sparse-checkout pattern that matches it alone (gitignore syntax)."""
+    return "".join(f"\\{char}" if char in "*?[]\\!# " else char for char in name)
+
+
+def _check_out_only(root: Path, path: Path, files: list[str]) -> None:
+    """Fill the worktree's index from its HEAD but write only `files` to disk.
+
+    The other files are marked skip-worktree, so git sees them as unchanged: a commit
+    of `files` keeps the rest of the tree as it is. The patterns live in the worktree's
+    own git folder (`info/sparse-checkout`) and sparse checkout is switched on for this
+    one command, so the repository's configuration is not touched. A proposal of one
+    note then costs the same on a vault of 100 notes or 100,000.
+    """
+    with open_repository(path) as worktree, git_errors(root, "git read-tree"):
+        git_dir = Path(worktree.git.rev_parse("--absolute-git-dir"))
+        (git_dir / "info").mkdir(parents=True, exist_ok=True)
+        patterns = "".join(f"/{_escaped(name)}\n" for name in files)
+        (git_dir / "info" / "sparse-checkout").write_text(patterns, encoding="utf-8")
+        worktree.git(c=["core.sparseCheckout=true", "core.sparseCheckoutCone=false"]).read_tree(
+            "-mu", "HEAD"
+        )
 
 
 def worktrees(root: Path) -> dict[str, Path]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
-from lore.curator.candidates import Corpus, candidates, corpus_of
+from lore.curator.candidates import NoteCorpus, candidates, corpus_of
 from lore.curator.context import CuratorContext
 from lore.curator.finding import WARNING, Finding
 from lore.curator.judgement.claims import Conflict
@@ -68,7 +68,7 @@ def check(context: CuratorContext) -> list[Finding]:
     return findings
 
 
-def _check_note(corpus: Corpus, index: int, eligible: Callable[[int], bool]) -> list[Finding]:
+def _check_note(corpus: NoteCorpus, index: int, eligible: Callable[[int], bool]) -> list[Finding]:
     entry = corpus.entries[index]
     findings: list[Finding] = []
     for other in candidates(corpus, index, eligible):

@@ -17,11 +17,11 @@ newer note. Which notes are judged is `lore.curator.candidates`' decision.
 
 from __future__ import annotations
 
-import re
 from functools import partial
 
-from lore.curator.candidates import Corpus, candidates, corpus_of, related
+from lore.curator.candidates import candidates, corpus_of
 from lore.curator.context import CuratorContext
+from lore.curator.corpus import NoteCorpus, title_key, words_of
 from lore.curator.finding import ERROR, WARNING, Finding
 from lore.curator.judgement.verdict import near_duplicate
 
@@ -33,18 +33,9 @@ RULES = {
     "duplicate/same-title": "the title is the same as an existing note's (warning)",
 }
 
-_WORDS = re.compile(r"[a-z0-9]+")
-_HEADING_LINE = re.compile(r"^#{1,6}[ \t].*$", re.MULTILINE)
 MAX_NEAR_PER_NOTE = 3
 
-
-def words_of(body: str) -> tuple[str, ...]:
-    """The body as lower-case words, headings dropped: what `duplicate/exact` compares."""
-    return tuple(_WORDS.findall(_HEADING_LINE.sub(" ", body.lower())))
-
-
-def _title_key(title: str | None) -> str:
-    return " ".join(_WORDS.findall((title or "").lower()))
+__all__ = ["NAME", "RULES", "check", "title_key", "words_of"]
 
 
 def check(context: CuratorContext) -> list[Finding]:
@@ -53,33 +44,17 @@ def check(context: CuratorContext) -> list[Finding]:
     if not reviewed:
         return []
     threshold = context.settings.near_duplicate_threshold
-    first_with_words: dict[tuple[str, ...], list[int]] = {}
-    for index, entry in enumerate(corpus.entries):
-        if entry.view.body.strip():
-            first_with_words.setdefault(words_of(entry.view.body), []).append(index)
     findings: list[Finding] = []
     for index in reviewed:
-        findings += _check_note(corpus, index, first_with_words, threshold)
+        findings += _check_note(corpus, index, threshold)
     findings += _same_titles(corpus)
     return findings
 
 
-def _check_note(
-    corpus: Corpus,
-    index: int,
-    first_with_words: dict[tuple[str, ...], list[int]],
-    threshold: float,
-) -> list[Finding]:
+def _check_note(corpus: NoteCorpus, index: int, threshold: float) -> list[Finding]:
     entry = corpus.entries[index]
     findings: list[Finding] = []
-    copy = next(
-        (
-            other
-            for other in first_with_words[words_of(entry.view.body)]
-            if other < index and not related(entry.view, corpus.entries[other].view)
-        ),
-        None,
-    )
+    copy = corpus.exact_copy(index)
     if copy is not None:
         other_id = corpus.entries[copy].view.id
         findings.append(
@@ -127,15 +102,12 @@ def _check_note(
     return findings
 
 
-def _same_titles(corpus: Corpus) -> list[Finding]:
-    titles: dict[str, str] = {}
+def _same_titles(corpus: NoteCorpus) -> list[Finding]:
     findings: list[Finding] = []
-    for entry in corpus.entries:
-        title = _title_key(entry.view.title)
-        if not title:
-            continue
-        other = titles.get(title)
-        if entry.reviewed and other and other not in entry.view.supersedes:
+    for index in corpus.reviewed():
+        entry = corpus.entries[index]
+        other = corpus.same_title(index)
+        if other is not None:
             findings.append(
                 Finding(
                     "duplicate/same-title",
@@ -146,5 +118,4 @@ def _same_titles(corpus: Corpus) -> list[Finding]:
                     "Make the title state what is different, or supersede the older note.",
                 )
             )
-        titles.setdefault(title, entry.view.id)
     return findings

@@ -35,10 +35,7 @@ _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 def check(context: CuratorContext) -> list[Finding]:
     findings: list[Finding] = []
-    supersedes: dict[str, tuple[str, ...]] = {n.id: n.supersedes for n in context.existing.values()}
-    for checked in context.notes:
-        assert checked.view is not None
-        supersedes[checked.view.id] = checked.view.supersedes
+    supersedes = _Supersedes(context)
     superseders = _active_superseders(context) if context.audit else {}
     for checked in context.notes:
         assert checked.view is not None
@@ -46,6 +43,20 @@ def check(context: CuratorContext) -> list[Finding]:
             checked.view, checked.display, context, supersedes=supersedes, superseders=superseders
         )
     return findings
+
+
+class _Supersedes:
+    """What a note supersedes: a note under review's own list, else the vault's note's."""
+
+    def __init__(self, context: CuratorContext) -> None:
+        self.context = context
+        self.checked = {c.view.id: c.view.supersedes for c in context.notes if c.view is not None}
+
+    def get(self, note_id: str, default: tuple[str, ...] = ()) -> tuple[str, ...]:
+        if note_id in self.checked:
+            return self.checked[note_id]
+        note = self.context.existing.get(note_id)
+        return note.supersedes if note is not None else default
 
 
 def _active_superseders(context: CuratorContext) -> dict[str, list[str]]:
@@ -84,7 +95,7 @@ def _check_note(
     path: str,
     context: CuratorContext,
     *,
-    supersedes: dict[str, tuple[str, ...]],
+    supersedes: _Supersedes,
     superseders: dict[str, list[str]],
 ) -> list[Finding]:
     findings: list[Finding] = []
