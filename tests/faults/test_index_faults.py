@@ -336,3 +336,27 @@ def test_session_start_hook_fails_open_and_heals_in_the_background(
     assert b"postgres--pool-size-50--2026-11-01" in out, out[:300]
     assert b"postgres--pool-size-20--2025-01-10" not in out  # superseded: not in the digest
     vault.assert_nothing_lost()
+
+
+@pytest.mark.parametrize("command", ["recall", "show", "stats"])
+def test_text_that_is_not_utf8_in_a_sound_page_heals(
+    command: str, fault_vault: FaultVault, lore_cli: Callable[..., Outcome]
+) -> None:
+    """Pages SQLite finds sound, holding text lore never wrote (bytes that are not UTF-8):
+    Python cannot read the rows, so the file is damaged for lore and is healed like any
+    other damage (found in a fuzzing run of random bytes)."""
+    conn = sqlite3.connect(fault_vault.index)
+    conn.execute("UPDATE notes SET title = CAST(x'C328FF' AS TEXT)")
+    conn.commit()
+    conn.close()
+    args = {
+        "recall": ("recall", "--json", "topic7", "keyword7"),
+        "show": ("show", SHOWN, "--json"),
+        "stats": ("stats", "--json"),
+    }[command]
+    run = lore_cli(*args)
+    assert run.code == 0, run
+    data = run.json()
+    titles = [hit["title"] for hit in data.get("results", [])] + [data.get("title", "")]
+    assert not any("\ufffd" in title for title in titles)  # real titles: rebuilt from notes
+    assert HEALED in run.said and fault_vault.aside.exists()

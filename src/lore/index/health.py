@@ -6,7 +6,7 @@ on the index falls into one of these kinds (`classify`), decided here once for e
 reader and writer (`lore.index.build` and `lore.index.read` act on them):
 
 - `DAMAGED`: malformed pages, not a database, a missing table, a directory where the
-  file should be: move it aside (`move_aside`) and rebuild.
+  file should be, text that is not UTF-8: move it aside (`move_aside`) and rebuild.
 - `UNWRITABLE`: a full disk, a read-only file system or folder, no permission, an I/O
   error: the index cannot be written. Readers answer from the committed files.
 - `BUSY`: another process holds SQLite's lock past the busy timeout.
@@ -61,7 +61,14 @@ _UNWRITABLE_WORDS = (
     "permission",
 )
 _BUSY_WORDS = ("database is locked", "table is locked", "out of memory", "interrupted")
-_DAMAGED_WORDS = ("malformed", "not a database", "vtable constructor failed")
+# "could not decode to utf-8": Python's own error for text lore never wrote (it writes
+# only UTF-8), in a page SQLite finds sound: damage as far as lore can tell.
+_DAMAGED_WORDS = (
+    "malformed",
+    "not a database",
+    "vtable constructor failed",
+    "could not decode to utf-8",
+)
 SQLITE_ERROR = 1
 
 SUFFIXES = ("", "-wal", "-shm", "-journal")
