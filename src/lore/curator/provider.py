@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import json
 import threading
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    pass
 
 DEFAULT_ENDPOINTS = {
     "openai": "https://api.openai.com/v1",
@@ -95,6 +96,8 @@ def _request(provider: str, model: str, system: str, user: str, *, endpoint: str
         headers = {"Authorization": f"Bearer {key}"}
     headers["Content-Type"] = "application/json"
     headers["User-Agent"] = "lore-curator"
+    import urllib.request  # only when a model is called (see `complete`)
+
     return urllib.request.Request(  # noqa: S310 - the scheme is checked in settings
         url, data=json.dumps(body).encode("utf-8"), headers=headers, method="POST"
     )
@@ -129,7 +132,14 @@ def complete(
     key: str,
     timeout: float,
 ) -> str:
-    """The model's reply text; raises `ProviderError` for any failure."""
+    """The model's reply text; raises `ProviderError` for any failure.
+
+    urllib is imported here, not at the top: every `lore remember` and curator run loads
+    this module, and urllib's 12 ms were a twentieth of a dry run (docs/performance.md).
+    """
+    import urllib.error
+    import urllib.request
+
     request = _request(provider, model, system, user, endpoint=endpoint, key=key)
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
