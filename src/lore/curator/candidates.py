@@ -74,6 +74,7 @@ class ParsedCorpus:
             for path in entry.profile.files:
                 self.by_file[path].append(index)
         self._claims: dict[int, Claims] = {}
+        self._best: dict[tuple[int, int], list[tuple[int, float]]] = {}
         self._copies: dict[tuple[str, ...], list[int]] | None = None
         self._titles: dict[str, int] | None = None
 
@@ -168,6 +169,24 @@ def _candidates(
 ) -> list[int]:
     entry = corpus.entries[index]
     mine = entry.profile
+    # Both rule families ask for every note's candidates: score them once per run.
+    best = corpus._best.get((index, limit))
+    if best is None:
+        best = corpus._best[(index, limit)] = _best_scored(corpus, index, limit)
+    ranked = []
+    for other, score in best:
+        theirs = corpus.entries[other]
+        if not eligible(other) or related(entry.view, theirs.view):
+            continue
+        shared_tags = len(mine.tags & theirs.profile.tags)
+        bonus = TAG_WEIGHT * (shared_tags + bool(mine.repos & theirs.profile.repos))
+        ranked.append((score + bonus, other))
+    return [other for _, other in heapq.nlargest(limit, ranked)]
+
+
+def _best_scored(corpus: ParsedCorpus, index: int, limit: int) -> list[tuple[int, float]]:
+    """The notes before `index` that share the most weight with it, before eligibility."""
+    mine = corpus.entries[index].profile
     table = weights(corpus.idf)
     query = heapq.nlargest(
         QUERY_TERMS,
@@ -185,13 +204,4 @@ def _candidates(
         for other in postings[: bisect_left(postings, index)]:
             scores[other] += FILE_WEIGHT
     # Rank by shared weight first; only the best few are checked and re-ranked with tags.
-    best = heapq.nlargest(limit * RERANK, scores.items(), key=lambda item: (item[1], item[0]))
-    ranked = []
-    for other, score in best:
-        theirs = corpus.entries[other]
-        if not eligible(other) or related(entry.view, theirs.view):
-            continue
-        shared_tags = len(mine.tags & theirs.profile.tags)
-        bonus = TAG_WEIGHT * (shared_tags + bool(mine.repos & theirs.profile.repos))
-        ranked.append((score + bonus, other))
-    return [other for _, other in heapq.nlargest(limit, ranked)]
+    return heapq.nlargest(limit * RERANK, scores.items(), key=lambda item: (item[1], item[0]))
