@@ -33,7 +33,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
 sys.path.insert(0, str(HERE))
 
-from common import lore_command, machine, median_ms, percentile_ms, print_table  # noqa: E402
+from common import lore_command, median_ms, percentile_ms, print_table, save_result  # noqa: E402
 from lore.index.build import open_index  # noqa: E402
 from synth import REPOS, git, make_vault, queries  # noqa: E402
 
@@ -131,15 +131,11 @@ def main() -> None:
     args = parser.parse_args()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="lore-bench-"))
     workdir.mkdir(parents=True, exist_ok=True)
-    results = HERE / "results"
-    results.mkdir(exist_ok=True)
     rows = []
     for size in args.sizes:
         print(f"{size} notes…", flush=True)
         row = bench_size(size, workdir, max(10, args.runs))
-        row["machine"] = machine()
-        row["measured"] = time.strftime("%Y-%m-%d")
-        (results / f"hooks-{size}.json").write_text(json.dumps(row, indent=2) + "\n")
+        save_result(f"hooks-{size}", row)
         rows.append(row)
     keys = [
         "notes",

@@ -18,7 +18,6 @@ Results go to bench/results/index-checks-<size>.json and a table on stdout.
 from __future__ import annotations
 
 import argparse
-import json
 import sqlite3
 import statistics
 import sys
@@ -31,7 +30,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
 sys.path.insert(0, str(HERE))
 
-from common import machine, median_ms, print_table  # noqa: E402
+from common import median_ms, print_table, save_result  # noqa: E402
 from lore.index.build import open_index  # noqa: E402
 from lore.index.health import inspect_index  # noqa: E402
 from lore.index.read import read_index  # noqa: E402
@@ -143,15 +142,11 @@ def main() -> None:
     args = parser.parse_args()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="lore-bench-"))
     workdir.mkdir(parents=True, exist_ok=True)
-    results_dir = HERE / "results"
-    results_dir.mkdir(exist_ok=True)
     rows = []
     for size in args.sizes:
         print(f"{size} notes…", flush=True)
         row = bench_size(size, workdir, args.repeat)
-        row["machine"] = machine()
-        row["measured"] = time.strftime("%Y-%m-%d")
-        (results_dir / f"index-checks-{size}.json").write_text(json.dumps(row, indent=2) + "\n")
+        save_result(f"index-checks-{size}", row)
         rows.append(row)
     print_table(
         rows,

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import compileall
-import json
 import os
 import statistics
 import subprocess
@@ -36,7 +35,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
 sys.path.insert(0, str(HERE))
 
-from common import lore_command, machine, median_ms, percentile_ms, print_table  # noqa: E402
+from common import lore_command, median_ms, percentile_ms, print_table, save_result  # noqa: E402
 from lore.index.build import open_index  # noqa: E402
 from lore.recall.engine import recall, recall_in_index  # noqa: E402
 from lore.recall.model import RecallRequest  # noqa: E402
@@ -157,15 +156,11 @@ def main() -> None:
     compileall.compile_dir(str(HERE.parent / "src" / "lore"), quiet=1)
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="lore-bench-"))
     workdir.mkdir(parents=True, exist_ok=True)
-    results_dir = HERE / "results"
-    results_dir.mkdir(exist_ok=True)
     rows = []
     for size in args.sizes:
         print(f"{size} notes…", flush=True)
         row = bench_size(size, workdir, args.repeat)
-        row["machine"] = machine()
-        row["measured"] = time.strftime("%Y-%m-%d")
-        (results_dir / f"recall-{size}.json").write_text(json.dumps(row, indent=2) + "\n")
+        save_result(f"recall-{size}", row)
         rows.append(row)
     keys = [
         "notes",
@@ -184,9 +179,7 @@ def main() -> None:
     print_table(rows, keys)
     if len(set(args.sizes)) > 1:
         multi = bench_multi(args.sizes, workdir)
-        multi["machine"] = machine()
-        multi["measured"] = time.strftime("%Y-%m-%d")
-        (results_dir / "recall-multi.json").write_text(json.dumps(multi, indent=2) + "\n")
+        save_result("recall-multi", multi)
         print_table([multi], [k for k in multi if k not in ("machine", "measured")])
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import sqlite3
 import statistics
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +38,15 @@ def machine() -> dict[str, Any]:
         "cpus": os.cpu_count(),
         "memory_gib": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
     }
+
+
+def save_result(name: str, row: dict[str, Any]) -> None:
+    """Stamp `row` with the machine and the day, and write bench/results/<name>.json."""
+    row["machine"] = machine()
+    row["measured"] = time.strftime("%Y-%m-%d")
+    results = Path(__file__).resolve().parent / "results"
+    results.mkdir(exist_ok=True)
+    (results / f"{name}.json").write_text(json.dumps(row, indent=2) + "\n")
 
 
 def print_table(rows: list[dict[str, Any]], keys: list[str]) -> None:
