@@ -162,9 +162,9 @@ def timed_ms(action: Any, runs: int, undo: Any = None) -> float:
 
 def parts(version: Version, runs: int) -> dict[str, float]:
     """Each cost of a one-note proposal on its own, on this version's checkout."""
-    from lore.curator.registry import FAMILIES  # noqa: F401 - imported before timing
+    from lore.curator.rules.registry import FAMILIES  # noqa: F401 - imported before timing
+    from lore.curator.rules.secret_scan import scan_secrets
     from lore.curator.run import build_context, curate, run_rules
-    from lore.curator.secrets import scan_secrets
     from lore.note.render import render_note
     from lore.team.branches import base_of
     from lore.team.draft import NoteInput, build_note

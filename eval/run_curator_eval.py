@@ -9,7 +9,7 @@ verdict (`lore.curator.judgement.verdict.judge`), the function the `duplicate/ne
 and `contradiction/` rules call for each candidate pair, with the default
 `near_duplicate_threshold` and an IDF computed from the notes of eval/vault plus every
 note of the set as the curator computes it from the vault it checks: from an index of
-them (`lore.curator.vault_index.idf_of`). The new note
+them (`lore.curator.context.vault_index.idf_of`). The new note
 of a pair is the one under review.
 
 A pair counts as flagged for duplicates when the verdict is a near duplicate, and for
@@ -37,10 +37,10 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
+from lore.curator.context.vault_index import idf_of  # noqa: E402
 from lore.curator.judgement.claims import claims  # noqa: E402
 from lore.curator.judgement.notes import profile  # noqa: E402
 from lore.curator.judgement.verdict import judge  # noqa: E402
-from lore.curator.vault_index import idf_of  # noqa: E402
 from lore.note.parse import parse_note  # noqa: E402
 from lore.vault.settings import section_values  # noqa: E402
 

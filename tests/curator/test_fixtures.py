@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from lore.curator.formats import to_github, to_json, to_markdown
-from lore.curator.registry import all_rules
+from lore.curator.report.formats import to_github, to_json, to_markdown
+from lore.curator.rules.registry import all_rules
 from tests.curator.conftest import (
     FIXTURES,
     check_bytes,

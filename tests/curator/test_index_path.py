@@ -3,7 +3,7 @@
 Three ways to read the vault a change joins are compared finding by finding:
 
 - the vault's index file (`<vault>/.lore/index.db`), brought to the review's base in a
-  transaction that is rolled back (`lore.curator.vault_index`);
+  transaction that is rolled back (`lore.curator.context.vault_index`);
 - an index built in memory from the base's files (`use_index=False`: what the curator
   does when the file cannot be used, and in CI);
 - every note parsed and its terms counted in Python, as the curator did before it read
@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from lore.curator import vault_index
+from lore.curator.context import vault_index
 from lore.curator.run import CurateResult, curate
 from lore.index.read import read_index
 from lore.paths import index_path

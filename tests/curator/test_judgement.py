@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lore.curator.candidates import candidates, corpus_of
+from lore.curator.context.candidates import candidates, corpus_of
 from lore.curator.judgement.claims import claims, conflicts
 from lore.curator.judgement.notes import profile
 from lore.curator.judgement.quantities import quantities

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from lore.curator.registry import FAMILIES, all_rules
+from lore.curator.rules.registry import FAMILIES, all_rules
 from lore.curator.run import curate
 from tests.curator.conftest import TODAY, check_bytes
 from tests.support import Vault, note_text
@@ -216,7 +216,7 @@ def test_an_audit_finds_expired_notes_as_warnings(curator_vault: Vault) -> None:
 
 def test_a_finding_reads_as_two_sentences_on_one_line() -> None:
     from lore.curator.finding import ERROR, Finding
-    from lore.curator.formats import plain_line
+    from lore.curator.report.formats import plain_line
 
     finding = Finding(
         "convention/title-too-long",

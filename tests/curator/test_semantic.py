@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-from lore.curator.formats import to_github, to_json, to_markdown
+from lore.curator.context.settings import load_curator_settings
+from lore.curator.report.formats import to_github, to_json, to_markdown
+from lore.curator.review.pairs import SchemaError, Side, parse_answer
 from lore.curator.run import CurateResult, curate
-from lore.curator.semantic_pair import SchemaError, Side, parse_answer
-from lore.curator.settings import load_curator_settings
 from tests.curator.conftest import TODAY
 from tests.curator.test_curate_cli import run_lore
 from tests.support import Vault, git, note_text

@@ -20,8 +20,8 @@ from typing import Any
 import llm
 import pytest
 
-from lore.curator.formats import to_github, to_json, to_markdown
-from lore.curator.semantic_pair import ANSWER_SCHEMA, SYSTEM_PROMPT
+from lore.curator.report.formats import to_github, to_json, to_markdown
+from lore.curator.review.pairs import ANSWER_SCHEMA, SYSTEM_PROMPT
 from tests.curator.test_curate_cli import in_process
 from tests.curator.test_semantic import (
     KAFKA,

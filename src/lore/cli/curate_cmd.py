@@ -106,11 +106,11 @@ def run(args: argparse.Namespace) -> int:
         _write_report(args.report, result)
     if args.format == "json":
         from lore.cli.output import print_json
-        from lore.curator.formats import to_json
+        from lore.curator.report.formats import to_json
 
         print_json(to_json(result))
     elif args.format == "github":
-        from lore.curator.formats import to_github, to_markdown
+        from lore.curator.report.formats import to_github, to_markdown
 
         sys.stdout.write("\n".join(to_github(result)) + "\n")
         summary = os.environ.get("GITHUB_STEP_SUMMARY")
@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
             except OSError as exc:
                 sys.stderr.write(f"lore: could not write the job summary ({exc.strerror}).\n")
     elif args.format == "markdown":
-        from lore.curator.formats import to_markdown
+        from lore.curator.report.formats import to_markdown
 
         sys.stdout.write(to_markdown(result))
     else:
@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write_report(path: Path, result: CurateResult) -> None:
-    from lore.curator.formats import to_markdown
+    from lore.curator.report.formats import to_markdown
     from lore.files import write_atomic
 
     try:
@@ -147,7 +147,7 @@ def _print_text(result: CurateResult) -> None:
     from rich.table import Table
 
     from lore.cli.output import console, safe
-    from lore.curator.formats import summary_line
+    from lore.curator.report.formats import summary_line
 
     out = console()
     by_path: dict[str, list[Finding]] = {}

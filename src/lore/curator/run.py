@@ -2,10 +2,10 @@
 
 It builds the context for one of three modes (a commit range, paths or drafts, or
 the whole vault), reads the vault the change joins through the index
-(`lore.curator.vault_index`; only the notes under review are parsed), runs every rule
+(`lore.curator.context.vault_index`; only the notes under review are parsed), runs every rule
 family of the registry, and returns the sorted findings with a preview of each note
 as an agent will see it, and, when asked, the notes most like each one
-(`lore.curator.similar`). A family that fails unexpectedly becomes an error finding,
+(`lore.curator.report.similar`). A family that fails unexpectedly becomes an error finding,
 so a broken rule blocks a pull request instead of waving it through; an error of the
 index is not a rule's: it goes up to `read_index`, which heals the index and runs the
 review again. Every output is scrubbed of the secret values the secret rules found.
@@ -19,13 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lore import clock
-from lore.curator import sources
-from lore.curator.context import CheckedFile, CuratorContext
+from lore.curator.context import sources
+from lore.curator.context.model import CheckedFile, CuratorContext
+from lore.curator.context.vault_index import with_vault
 from lore.curator.finding import ERROR, Finding, count
-from lore.curator.registry import FAMILIES
-from lore.curator.secrets import redact, scan_secrets
-from lore.curator.similar import SimilarNote, similar_notes
-from lore.curator.vault_index import with_vault
+from lore.curator.report.similar import SimilarNote, similar_notes
+from lore.curator.rules.registry import FAMILIES
+from lore.curator.rules.secret_scan import redact, scan_secrets
 from lore.errors import ExitCode, UsageError
 from lore.sanitize import sanitize_text
 from lore.sanitize.markdown import sanitize_markdown
@@ -148,7 +148,7 @@ def curate(
 ) -> CurateResult:
     """Review notes; raises `UsageError` for bad arguments, never for bad notes.
 
-    `semantic=True` allows the optional model review (`lore.curator.semantic`), which
+    `semantic=True` allows the optional model review (`lore.curator.review.semantic`), which
     still runs only when the vault enables it and its API key is in the environment;
     it adds warnings only. `at`: check `drafts` against that commit (`lore remember`).
     `similar`: also gather, for each note under review, up to that many of the most
@@ -171,7 +171,7 @@ def curate(
     def judge(context: CuratorContext) -> tuple[list[Finding], dict[str, list[SimilarNote]]]:
         findings = run_rules(context)
         if semantic and not drafts:
-            from lore.curator.semantic import review
+            from lore.curator.review.semantic import review
 
             findings += review(context)
         return findings, similar_notes(context, similar) if similar else {}

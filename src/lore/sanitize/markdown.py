@@ -388,13 +388,14 @@ def sanitize_markdown(text: str) -> str:
     """`sanitize_text`, plus markdown and HTML that can hide or fetch content."""
     text = sanitize_text(text)
     for _ in range(_MAX_PASSES):
-        # Removing a construct can form a new one ("<!<!---->--"), so repeat to a
-        # fixed point; each pass strictly removes a '<', '!' or '['.
-        cleaner = _neutralise(text)
+        # Removing a construct can form a new one ("<!<!---->--"), or leave a character
+        # that was harmless only beside it (a presentation selector after "-->"), so
+        # repeat both to a fixed point; each pass strictly removes characters.
+        cleaner = sanitize_text(_neutralise(text))
         if cleaner == text:
             return text
         text = cleaner
-    return _neutralise_strict(text)
+    return sanitize_text(_neutralise_strict(text))
 
 
 class Hazard:

@@ -29,7 +29,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
-from lore.curator.formats import md_escape
+from lore.curator.report.formats import md_escape
 from lore.errors import UsageError
 from lore.index.read import read_index
 from lore.note.model import CONFIDENCE_LEVELS

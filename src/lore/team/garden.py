@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from lore import clock
-from lore.curator.formats import md_escape
+from lore.curator.report.formats import md_escape
 from lore.curator.rules.link import WIKILINK
-from lore.curator.text import CodeMap
+from lore.curator.rules.text import CodeMap
 from lore.errors import LoreError
 from lore.note.ids import is_valid_id
 from lore.note.model import Note

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from lore.curator.finding import Finding
-from lore.curator.formats import code_fence, md_escape
+from lore.curator.report.formats import code_fence, md_escape
 from lore.note.model import Note
 
 LORE_LABEL = "lore"

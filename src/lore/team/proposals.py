@@ -99,7 +99,7 @@ class Proposal:
         """The file as it will be proposed — with any secret masked, since it will not be."""
         if not self.secrets:
             return self.text
-        from lore.curator.secrets import redact, scan_secrets
+        from lore.curator.rules.secret_scan import redact, scan_secrets
 
         return redact(self.text, {match.value for match in scan_secrets(self.text)})
 

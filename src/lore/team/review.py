@@ -7,7 +7,7 @@ change exactly as CI does (`curate(base=…, head=…)`) and gather, for each no
 change adds or edits: the file as merged, what an agent will see of it (the
 sanitised preview), and the most similar active notes already in the vault — the
 candidates the curator's duplicate and contradiction rules judge, with the same
-judgement on each pair (`lore.curator.similar`): a likely duplicate or contradiction
+judgement on each pair (`lore.curator.report.similar`): a likely duplicate or contradiction
 is marked, with the clauses that conflict, and notes alike in nothing but common
 words are left out. `act` approves, requests changes or merges through `gh`. Nothing
 here writes to the vault.
@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from lore.curator.finding import Finding
+from lore.curator.report.similar import SimilarNote
 from lore.curator.run import curate
-from lore.curator.similar import SimilarNote
 from lore.errors import UsageError
 from lore.team.branches import REMOTE, base_of
 from lore.team.pr_body import LORE_LABEL

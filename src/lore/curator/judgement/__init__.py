@@ -4,5 +4,5 @@ Pure functions over two notes' texts and fields and an IDF (`Callable[[str], flo
 no I/O, no SQLite, no curator context. `terms` tokenises and stems, `notes` reads a
 note's prose and profile, `similarity` scores a pair as the same lesson, `quantities`
 and `claims` find clauses that cannot both hold, and `verdict` decides what the
-curator reports. The curator's rules choose the pairs (`lore.curator.candidates`).
+curator reports. The curator's rules choose the pairs (`lore.curator.context.candidates`).
 """

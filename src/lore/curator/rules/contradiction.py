@@ -11,7 +11,7 @@ because a person decides which note is right.
 
 Notes that supersede one another are not compared, and an inactive note (superseded,
 expired or stale) is not contradicted. Which notes are judged is
-`lore.curator.candidates`' decision.
+`lore.curator.context.candidates`' decision.
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
-from lore.curator.candidates import NoteCorpus, candidates, corpus_of
-from lore.curator.context import CuratorContext
+from lore.curator.context.candidates import NoteCorpus, candidates, corpus_of
+from lore.curator.context.model import CuratorContext
 from lore.curator.finding import WARNING, Finding
 from lore.curator.judgement.claims import Conflict
 from lore.curator.judgement.verdict import contradiction
-from lore.curator.text import quote
+from lore.curator.rules.text import quote
 
 NAME = "contradiction"
 RULES = {

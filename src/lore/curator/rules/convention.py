@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 
-from lore.curator.context import CuratorContext, NoteView
+from lore.curator.context.model import CuratorContext, NoteView
+from lore.curator.context.settings import CuratorSettings
 from lore.curator.finding import ERROR, WARNING, Finding
-from lore.curator.settings import CuratorSettings
-from lore.curator.text import CodeMap, Section, line_at, quote, sections
+from lore.curator.rules.text import CodeMap, Section, line_at, quote, sections
 from lore.vault.settings import SETTINGS_FILE
 
 NAME = "convention"

@@ -12,16 +12,16 @@
 A note is never compared with the notes it supersedes or that supersede it. In a pull
 request each new note is compared with the notes at the base and with the notes
 before it in the same change; in a full audit each pair is reported once, on the
-newer note. Which notes are judged is `lore.curator.candidates`' decision.
+newer note. Which notes are judged is `lore.curator.context.candidates`' decision.
 """
 
 from __future__ import annotations
 
 from functools import partial
 
-from lore.curator.candidates import candidates, corpus_of
-from lore.curator.context import CuratorContext
-from lore.curator.corpus import NoteCorpus, title_key, words_of
+from lore.curator.context.candidates import candidates, corpus_of
+from lore.curator.context.corpus import NoteCorpus, title_key, words_of
+from lore.curator.context.model import CuratorContext
 from lore.curator.finding import ERROR, WARNING, Finding
 from lore.curator.judgement.verdict import near_duplicate
 

@@ -14,7 +14,7 @@ import unicodedata
 from collections import defaultdict
 from datetime import date
 
-from lore.curator.context import (
+from lore.curator.context.model import (
     SUBMODULE_MODE,
     SYMLINK_MODE,
     CheckedFile,
@@ -24,7 +24,7 @@ from lore.curator.context import (
     is_note_path,
 )
 from lore.curator.finding import ERROR, Finding
-from lore.curator.text import quote
+from lore.curator.rules.text import quote
 from lore.note.ids import MAX_ID_LENGTH, is_valid_id, slugify
 from lore.note.parse import note_id_from_path
 from lore.paths import NOTES_DIR

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from lore.curator.context import CuratorContext, NoteView
+from lore.curator.context.model import CuratorContext, NoteView
 from lore.curator.finding import ERROR, WARNING, Finding, from_problem
-from lore.curator.text import quote
+from lore.curator.rules.text import quote
 from lore.note.model import is_github_handle
 
 NAME = "frontmatter"

@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from lore.curator.context import CuratorContext, NoteView
+from lore.curator.context.model import CuratorContext, NoteView
 from lore.curator.finding import ERROR, WARNING, Finding
-from lore.curator.text import CodeMap, domain_allowed, line_at, quote, url_host, urls
+from lore.curator.rules.text import CodeMap, domain_allowed, line_at, quote, url_host, urls
 from lore.sanitize import sanitize_text
 from lore.sanitize.markdown import Hazard, find_hazards
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from lore.curator.context import CuratorContext, NoteView
+from lore.curator.context.model import CuratorContext, NoteView
 from lore.curator.finding import ERROR, WARNING, Finding
 from lore.note.ids import is_valid_id
 from lore.note.status import Status

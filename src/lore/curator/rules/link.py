@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 
-from lore.curator.context import CuratorContext, NoteView
+from lore.curator.context.model import CuratorContext, NoteView
 from lore.curator.finding import ERROR, WARNING, Finding
-from lore.curator.text import CodeMap, did_you_mean, line_at, quote
+from lore.curator.rules.text import CodeMap, did_you_mean, line_at, quote
 from lore.note.ids import is_valid_id, slugify
 
 NAME = "link"

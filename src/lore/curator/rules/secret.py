@@ -10,9 +10,9 @@ output can leak them either.
 
 from __future__ import annotations
 
-from lore.curator.context import CuratorContext
+from lore.curator.context.model import CuratorContext
 from lore.curator.finding import ERROR, Finding
-from lore.curator.secrets import SECRET_RULES, SecretMatch, scan_secrets
+from lore.curator.rules.secret_scan import SECRET_RULES, SecretMatch, scan_secrets
 from lore.sanitize import sanitize_text
 from lore.vault import git
 

@@ -7,9 +7,9 @@ are reported too.
 
 from __future__ import annotations
 
-from lore.curator.context import CuratorContext, NoteView
+from lore.curator.context.model import CuratorContext, NoteView
 from lore.curator.finding import ERROR, Finding
-from lore.curator.text import did_you_mean, quote
+from lore.curator.rules.text import did_you_mean, quote
 from lore.taxonomy import Taxonomy
 
 NAME = "taxonomy"

@@ -13,7 +13,7 @@
 Only the files under review are read here. The notes already in the vault are
 described by `context.base` (a commit or the working tree, and the paths the change
 hides) and read by `read_base` when parsing every file is wanted (`read_vault`), or
-through the index by `lore.curator.vault_index`.
+through the index by `lore.curator.context.vault_index`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from lore.curator.context import (
+from lore.curator.context.model import (
     ARCHIVE_DIR,
     SUBMODULE_MODE,
     SYMLINK_MODE,
@@ -35,8 +35,8 @@ from lore.curator.context import (
     is_archive_path,
     is_note_path,
 )
+from lore.curator.context.settings import load_curator_settings
 from lore.curator.finding import WARNING
-from lore.curator.settings import load_curator_settings
 from lore.errors import UsageError
 from lore.note.model import Note
 from lore.note.parse import inspect_note, note_id_from_path

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from lore.curator.candidates import corpus_of
-from lore.curator.context import CuratorContext
-from lore.curator.corpus import MAX_CANDIDATES
+from lore.curator.context.candidates import corpus_of
+from lore.curator.context.corpus import MAX_CANDIDATES
+from lore.curator.context.model import CuratorContext
 from lore.curator.judgement.verdict import judge
 from lore.note.model import what_summary
 

@@ -8,8 +8,8 @@ with the notes under review before it. `idf` weighs a term by how many notes use
 `same_title` find the first note, in the vault's id order and then the review's,
 whose body is word for word the same or whose title is the same.
 
-Two corpora answer these: `lore.curator.candidates.ParsedCorpus` (every note parsed,
-terms counted; a full audit) and `lore.curator.index_corpus.IndexCorpus` (the index
+Two corpora answer these: `lore.curator.context.candidates.ParsedCorpus` (every note parsed,
+terms counted; a full audit) and `lore.curator.context.index_corpus.IndexCorpus` (the index
 asked; a pull request or a draft).
 """
 
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Protocol
 
-from lore.curator.context import NoteView
+from lore.curator.context.model import NoteView
 from lore.curator.judgement.claims import Claims
 from lore.curator.judgement.notes import Profile, profile
 from lore.curator.judgement.terms import Idf

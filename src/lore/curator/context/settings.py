@@ -13,7 +13,7 @@ Keys (all optional; their defaults and bounds are in `lore.vault.settings.SETTIN
   your runbooks use.
 - `near_duplicate_threshold`: how alike two notes must be (the likeness of
   `lore.curator.judgement.similarity`, 0 to 1) to be reported as near duplicates.
-- `[curator.semantic]`: the optional model review (`lore.curator.semantic`), off by
+- `[curator.semantic]`: the optional model review (`lore.curator.review.semantic`), off by
   default: `enabled`, `provider` ("openai", "anthropic", or "llm" for any model the
   `llm` library reaches), `model`, `endpoint` (openai and anthropic only: the
   provider's public API unless set; with llm the model's plugin chooses),

@@ -1,6 +1,6 @@
 """What the model is asked in the semantic review: one pair of notes, one verdict.
 
-A pair is a note under review and one of its candidates (`lore.curator.candidates`).
+A pair is a note under review and one of its candidates (`lore.curator.context.candidates`).
 Each note reaches the model as its subject (tags, repositories, services, files) and
 its clauses, numbered, as the deterministic judgement reads them
 (`lore.curator.judgement.claims`): the title and the prose, without code, links or
@@ -27,10 +27,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from lore.curator.context import NoteView
+from lore.curator.context.model import NoteView
 from lore.curator.judgement.claims import claims
-from lore.curator.secrets import redact, scan_secrets
-from lore.curator.text import quote
+from lore.curator.rules.secret_scan import redact, scan_secrets
+from lore.curator.rules.text import quote
 from lore.sanitize import sanitize_text
 from lore.sanitize.markdown import sanitize_markdown
 

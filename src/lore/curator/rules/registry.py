@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Protocol
 
-from lore.curator import semantic
-from lore.curator.context import CuratorContext
+from lore.curator.context.model import CuratorContext
 from lore.curator.finding import Finding
+from lore.curator.review import semantic
 from lore.curator.rules import (
     contradiction,
     convention,

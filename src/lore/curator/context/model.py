@@ -8,7 +8,7 @@ pull-request mode, every file version the pull request's commits introduced
 
 The notes already in the vault are `VaultNotes`, a mapping from id to `Note`: parsed
 from the files (`ParsedNotes`), or read from the index a note at a time
-(`lore.curator.vault_index`), in which case `index` holds the connection the rules'
+(`lore.curator.context.vault_index`), in which case `index` holds the connection the rules'
 candidates come from. `base` says where those notes are read from.
 """
 
@@ -22,8 +22,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from lore.curator.context.settings import CuratorSettings
 from lore.curator.finding import Finding
-from lore.curator.settings import CuratorSettings
 from lore.errors import Problem
 from lore.note.model import Note
 from lore.note.parse import NoteReport, inspect_note, note_id_from_path, split_frontmatter

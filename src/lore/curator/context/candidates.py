@@ -1,6 +1,6 @@
 """Which pairs of notes the curator judges, and the term weights it judges them with.
 
-`corpus_of(context)` gives the rules their `NoteCorpus` (`lore.curator.corpus`), built
+`corpus_of(context)` gives the rules their `NoteCorpus` (`lore.curator.context.corpus`), built
 once per run. When the context reads the vault through the index (`context.index`: a
 pull request, a draft, files checked against a vault) that is `IndexCorpus`, which asks
 the index for candidates and term statistics. Otherwise (a full audit, where every note
@@ -23,8 +23,7 @@ from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Callable
 
-from lore.curator.context import CuratorContext, view_of_note
-from lore.curator.corpus import (
+from lore.curator.context.corpus import (
     MAX_CANDIDATES,
     Entry,
     NoteCorpus,
@@ -32,7 +31,8 @@ from lore.curator.corpus import (
     title_key,
     words_of,
 )
-from lore.curator.index_corpus import IndexCorpus
+from lore.curator.context.index_corpus import IndexCorpus
+from lore.curator.context.model import CuratorContext, view_of_note
 from lore.curator.judgement.claims import Claims, claims
 from lore.curator.judgement.terms import idf_from_counts, weights
 

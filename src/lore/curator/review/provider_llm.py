@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lore.curator.provider import ProviderError, ProviderUnavailable
+from lore.curator.review.provider import ProviderError, ProviderUnavailable
 
 INSTALL = "pip install 'gh-lore[llm]'"
 MAX_ANSWER_CHARS = 1024 * 1024

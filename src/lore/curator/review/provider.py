@@ -2,7 +2,7 @@
 
 `HttpClient` speaks two request shapes with the standard library only: OpenAI chat
 completions (asking for a JSON object) and the Anthropic messages API; one attempt,
-no retries. `lore.curator.provider_llm` is the other `ModelClient`, for any model the
+no retries. `lore.curator.review.provider_llm` is the other `ModelClient`, for any model the
 optional `llm` library reaches. `within` runs one call in a worker thread and stops
 waiting after the vault's `timeout_seconds`, whatever the client does inside (a socket
 timeout bounds each read, not a slow trickle; llm has no timeout of its own). Every

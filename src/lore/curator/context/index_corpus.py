@@ -15,7 +15,7 @@ asked (`lore.index.queries`):
 - term weights: BM25's IDF from the index's own document frequencies (an `fts5vocab`
   table over title, tags, body and paths) and note count.
 
-The index holds the notes under review too (`lore.curator.vault_index` puts them in),
+The index holds the notes under review too (`lore.curator.context.vault_index` puts them in),
 so the statistics are those of the vault the change would make. Notes read from the
 index become entries as they are needed.
 """
@@ -26,8 +26,8 @@ import heapq
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
-from lore.curator.context import CuratorContext, IndexView, NoteView, view_of_note
-from lore.curator.corpus import MAX_CANDIDATES, Entry, related, title_key, words_of
+from lore.curator.context.corpus import MAX_CANDIDATES, Entry, related, title_key, words_of
+from lore.curator.context.model import CuratorContext, IndexView, NoteView, view_of_note
 from lore.curator.judgement.claims import Claims, claims
 from lore.curator.judgement.notes import what_of
 from lore.curator.judgement.terms import Idf, idf_from_counts, is_content, stem, tokens, weights

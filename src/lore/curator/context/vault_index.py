@@ -8,7 +8,7 @@ brought to the review's base inside a transaction that is never committed
 the notes that differ, or the working tree's changed notes from `git status`; the
 paths under review are taken out and the notes under review put in, so their own
 words count in the term statistics as they do in a full audit. Then `work` runs —
-every rule asks the index (`IndexedNotes` here, `lore.curator.index_corpus` for
+every rule asks the index (`IndexedNotes` here, `lore.curator.context.index_corpus` for
 candidates) — and the transaction is rolled back.
 
 When the file cannot be used (it cannot be written, is busy, cannot be healed, or git
@@ -30,11 +30,11 @@ from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
-from lore.curator.context import CuratorContext, IndexView, NoteView, VaultBase, VaultNotes
-from lore.curator.index_corpus import Frequencies
+from lore.curator.context.index_corpus import Frequencies
+from lore.curator.context.model import CuratorContext, IndexView, NoteView, VaultBase, VaultNotes
+from lore.curator.context.sources import read_base
 from lore.curator.judgement.notes import JudgedNote
 from lore.curator.judgement.terms import Idf, idf_from_counts
-from lore.curator.sources import read_base
 from lore.index import overlay, queries
 from lore.index.build import IndexState, IndexUnavailable, fts5_usable
 from lore.index.read import read_index

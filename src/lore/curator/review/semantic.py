@@ -6,10 +6,10 @@ explicit paths (never `--all`), and the key is there: the environment variable t
 settings name must hold one, except for an llm model that declares it needs none.
 
 For each note the change adds or edits, its best `max_related` candidates
-(`lore.curator.candidates`, the same notes the duplicate and contradiction rules
+(`lore.curator.context.candidates`, the same notes the duplicate and contradiction rules
 judge: active notes at the base and notes earlier in the change) are the pairs. A
 pair the deterministic judgement already reports (`judgement.verdict.judge`) is left
-out; each other pair is one model call (`lore.curator.semantic_pair`), taken round
+out; each other pair is one model call (`lore.curator.review.pairs`), taken round
 robin by rank so every note gets its best candidates judged first, at most
 `max_calls` per run. The model answers duplicate, contradiction or neither, naming
 one clause of each note; a duplicate or a contradiction becomes a
@@ -32,18 +32,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import partial
 
-from lore.curator.candidates import Corpus, candidates, corpus_of
-from lore.curator.context import CuratorContext, is_note_path
+from lore.curator.context.candidates import Corpus, candidates, corpus_of
+from lore.curator.context.model import CuratorContext, is_note_path
+from lore.curator.context.settings import LLM, SemanticSettings
 from lore.curator.finding import WARNING, Finding
 from lore.curator.judgement.verdict import judge
-from lore.curator.provider import (
-    HttpClient,
-    ModelClient,
-    ProviderError,
-    ProviderUnavailable,
-    within,
-)
-from lore.curator.semantic_pair import (
+from lore.curator.review.pairs import (
     ANSWER_SCHEMA,
     CONTRADICTION,
     DUPLICATE,
@@ -56,8 +50,14 @@ from lore.curator.semantic_pair import (
     parse_answer,
     side_of,
 )
-from lore.curator.settings import LLM, SemanticSettings
-from lore.curator.text import quote
+from lore.curator.review.provider import (
+    HttpClient,
+    ModelClient,
+    ProviderError,
+    ProviderUnavailable,
+    within,
+)
+from lore.curator.rules.text import quote
 from lore.sanitize import sanitize_text
 
 UNAVAILABLE = "convention/semantic-unavailable"
@@ -151,7 +151,7 @@ def pairs_to_judge(context: CuratorContext, limit: int) -> tuple[Corpus, list[Pa
 def open_client(settings: SemanticSettings, key: str) -> ModelClient | None:
     """The configured model; None when it needs a key and none is set."""
     if settings.provider == LLM:
-        from lore.curator.provider_llm import open_llm
+        from lore.curator.review.provider_llm import open_llm
 
         return open_llm(settings.model, key)
     if not key:

@@ -1,0 +1,1 @@
+"""Findings for people and machines: JSON, GitHub annotations, the PR comment, similar notes."""

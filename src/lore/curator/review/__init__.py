@@ -1,0 +1,1 @@
+"""The optional model review: which pairs are asked about, of which provider."""
