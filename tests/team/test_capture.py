@@ -307,7 +307,8 @@ def test_a_long_session_is_capped_keeping_its_start_and_end(
         {"type": "assistant", "message": {"role": "assistant", "content": f"step {n} " + "x" * 200}}
         for n in range(2000)
     ]
-    lines.append({"type": "user", "message": {"role": "user", "content": "LAST: thanks"}})
+    last = f"LAST: thanks, the token was {SECRET}"
+    lines.append({"type": "user", "message": {"role": "user", "content": last}})
     log = tmp_path / "long.jsonl"
     log.write_text("".join(json.dumps(line) + "\n" for line in lines))
     code, out, err = capture(checkout, log, "--json", capsys=capsys)
@@ -315,6 +316,7 @@ def test_a_long_session_is_capped_keeping_its_start_and_end(
     fenced = the_log(model.prompts[0].prompt or "")
     assert len(fenced) < transcript.MAX_PROMPT_CHARS + 200
     assert "FIRST: make the build fast" in fenced and "LAST: thanks" in fenced
+    assert SECRET not in fenced and json.loads(out)["transcript"]["secrets_masked"] == 1
     left_out = json.loads(out)["transcript"]["left_out"]
     assert left_out > 1500 and f"[… {left_out} messages of the session left out here …]" in fenced
     # A file over the read limit: only its end is read, and lore says so.

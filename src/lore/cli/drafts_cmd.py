@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, Any
 from lore.errors import ExitCode, ProposalError, UsageError
 
 if TYPE_CHECKING:
-    from lore.team.drafts import Draft, Saved
+    from lore.team.drafts import Draft
     from lore.team.drafts_expiry import Sweep
     from lore.team.drafts_propose import Batch
+    from lore.team.drafts_save import Saved
 
 EPILOG = """\
 examples:
@@ -277,7 +278,8 @@ def _run_editor(path: Path) -> None:
 
 def _edit(root: Path, args: argparse.Namespace, swept: Sweep) -> int:
     from lore.files import write_atomic
-    from lore.team.drafts import FILE_MODE, edit_file, find_draft, update_draft
+    from lore.team.drafts import FILE_MODE, edit_file, find_draft
+    from lore.team.drafts_save import update_draft
 
     draft = find_draft(root, args.id)
     edit = edit_file(draft)

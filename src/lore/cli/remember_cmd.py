@@ -333,7 +333,7 @@ def run(args: argparse.Namespace) -> int:
 def _save_draft(args: argparse.Namespace) -> int:
     """`--draft`: check the note and keep it in the drafts inbox (lore.team.drafts)."""
     from lore.cli.drafts_cmd import show_saved
-    from lore.team.drafts import DraftRefused, masked, save_draft
+    from lore.team.drafts_save import DraftRefused, masked, save_draft
     from lore.vaults import one_vault
 
     if args.resume or args.dry_run or args.force:

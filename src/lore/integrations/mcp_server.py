@@ -212,7 +212,7 @@ class VaultTools:
         import json
 
         from lore.team.draft import input_from_json
-        from lore.team.drafts import DraftRefused, save_draft
+        from lore.team.drafts_save import DraftRefused, save_draft
 
         try:
             data = input_from_json(json.dumps(payload), source="the remember tool")

@@ -40,7 +40,7 @@ from lore.note.model import CONFIDENCE_LEVELS
 from lore.sanitize import sanitize_text
 from lore.taxonomy import TAXONOMY_FILE, parse_taxonomy
 from lore.team.draft import NoteInput, build_note
-from lore.team.drafts import DraftRefused, Saved, save_drafts
+from lore.team.drafts_save import DraftRefused, Saved, save_drafts
 from lore.team.transcript import MAX_PROMPT_CHARS, Transcript, read_transcript
 from lore.vault.settings import SETTINGS_FILE
 from lore.versioned import versioned
