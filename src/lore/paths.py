@@ -53,3 +53,19 @@ def log_dir() -> Path:
 
 def index_path(vault_root: Path) -> Path:
     return vault_root / INDEX_DIR / INDEX_FILE
+
+
+def drafts_dir(vault_root: Path) -> Path:
+    """One vault's drafts inbox (`lore drafts`): `$LORE_HOME/drafts/<name>-<hash>/`.
+
+    The folder is named after the vault's folder and a hash of its resolved path, so two
+    clones never share an inbox and the name still says which vault it serves. It lives
+    under `$LORE_HOME`, outside every git repository: a draft is never pushed.
+    """
+    import hashlib
+    import re
+
+    resolved = os.path.realpath(vault_root)
+    name = "-".join(re.findall(r"[a-z0-9]+", Path(resolved).name.lower())[:4]) or "vault"
+    digest = hashlib.sha256(resolved.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    return lore_home() / "drafts" / f"{name}-{digest}"

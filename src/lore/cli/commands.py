@@ -19,6 +19,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "mcp": ("lore.cli.mcp_cmd", "run the MCP server over stdio: recall, read and propose notes"),
     "remember": ("lore.cli.remember_cmd", "draft a note, check it, propose it as a pull request"),
     "proposals": ("lore.cli.proposals_cmd", "list open proposals and the curator's verdict"),
+    "drafts": ("lore.cli.drafts_cmd", "the local inbox of checked notes not yet proposed"),
+    "capture": ("lore.cli.capture_cmd", "distil an agent session log into draft notes (a model)"),
     "drift": ("lore.cli.drift_cmd", "find notes whose files changed in a code repository"),
     "sync": ("lore.cli.sync_cmd", "fetch and fast-forward every vault, refresh its index"),
     "init": ("lore.cli.init_cmd", "create a new vault from the template (optionally on GitHub)"),

@@ -11,7 +11,8 @@ Tools, in this order (every name a plain Python identifier, which some hosts nee
 - `remember(title, type, tags, what, …)`: propose a note as a pull request, through the
   same library code as `lore remember` (the curator's rules and the secret scan; a
   branch `lore/<id>` in a separate worktree; never a write to main), labelled
-  `agent-authored`;
+  `agent-authored`; with `draft: true`, the checked note goes to the user's local
+  drafts inbox instead (`lore remember --draft`, `lore.team.drafts`), never pushed;
 - `list_proposals()`: the vault's open proposals and their curator status.
 
 `recall`, `get_note` and `list_proposals` are read-only and say so in their
@@ -152,6 +153,14 @@ class VaultTools:
         source: Annotated[
             str | None, Field(description="URL of the PR, issue or discussion it came from.")
         ] = None,
+        draft: Annotated[
+            bool,
+            Field(
+                strict=True,
+                description="true: save it to the user's local drafts inbox for them to "
+                "review and propose (`lore drafts`), instead of opening a pull request.",
+            ),
+        ] = False,
     ) -> dict[str, Any]:
         """Propose a new note to the team's vault as a pull request for a person to review.
 
@@ -159,6 +168,8 @@ class VaultTools:
         not a log of the session. The note is checked by the curator (taxonomy, conventions,
         secrets, injected instructions, duplicates); if it is blocked, nothing is proposed
         and the findings say what to fix. Nothing is ever written to the main branch.
+        With draft: true the checked note is only saved in the user's drafts inbox on this
+        machine (a note with a secret is refused, and nothing is saved).
         """
         import json
 
@@ -181,6 +192,8 @@ class VaultTools:
         payload = {key: value for key, value in fields.items() if value not in (None, "", [])}
         payload["agent"] = "mcp"
         root, name = self._root()
+        if draft is True:
+            return {**self._draft(root, payload), "vault": name}
         try:
             data = input_from_json(json.dumps(payload), source="the remember tool")
             proposal = start_proposal(root, data)
@@ -193,6 +206,21 @@ class VaultTools:
             status = "blocked" if blocked else "failed"  # failed: the branch and note stay
             return {**failure_json(exc, proposal, status), "vault": name}
         return {**outcome_json(outcome, proposal.findings), "vault": name}
+
+    def _draft(self, root: Path, payload: dict[str, Any]) -> dict[str, Any]:
+        """`remember` with `draft: true`: check the note and keep it in the drafts inbox."""
+        import json
+
+        from lore.team.draft import input_from_json
+        from lore.team.drafts_save import DraftRefused, save_draft
+
+        try:
+            data = input_from_json(json.dumps(payload), source="the remember tool")
+            return save_draft(root, data, origin="mcp").to_json()
+        except DraftRefused as exc:  # a secret: nothing was written
+            return exc.to_json()
+        except LoreError as exc:
+            raise ToolError(str(exc)) from None
 
     def list_proposals(self) -> dict[str, Any]:
         """The vault's open proposals (pull requests and unfinished branches) and their

@@ -106,6 +106,9 @@ SETTINGS: tuple[Setting, ...] = (
     # ...but never the template's entries, nor entries younger than this many days.
     Setting("garden", "keep_template_taxonomy", True, BOOL),
     Setting("garden", "keep_new_taxonomy_days", 90, COUNT),
+    # The drafts inbox (`lore drafts`, docs/agents/drafts.md): a draft older than this is
+    # moved out of the inbox, once, with a notice; the user config's [drafts] wins.
+    Setting("drafts", "max_age_days", 30, COUNT, low=1, high=3650),
 )
 
 
