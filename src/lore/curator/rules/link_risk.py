@@ -10,9 +10,8 @@ by default a link is flagged only when it can carry data out or hide where it le
 - a user name before the host (`https://github.com@example.net/`);
 - a raw IP address, or an internationalised (punycode or non-ASCII) host name;
 - a link shortener (`SHORTENERS`);
-- a query value that is long or looks like a secret or an encoded payload, or a path
-  segment that does;
-- a link text that names one host while the link goes to another.
+- a query value that is long or looks like a secret or an encoded payload;
+- a link text that is itself a host or URL while the link goes to another host.
 
 Hosts in `allowed_link_domains` (and this machine) are trusted and never flagged. A
 vault that wants every new domain looked at sets `only_allowed_link_domains = true`:
@@ -43,14 +42,14 @@ SECRET_KEYS = re.compile(
 )
 LONG_VALUE = 48  # characters of one query value; documentation queries are short
 TOKEN_VALUE = 20  # a value this long mixing letters and digits looks like a token
-ENCODED_SEGMENT = 40
-# A host name a link text may name: a scheme, `www.`, or a common top-level domain (so a
-# file name such as README.md or setup.py is not read as a host).
+# A link text that is itself a host or URL ("docs.aws.amazon.com", "https://x.dev/a"): a
+# reader takes it for the destination. A bare host needs `www.` or a common top-level
+# domain, so a file name such as README.md or setup.py is not read as one.
 _TEXT_HOST = re.compile(
-    r"(?:(?:https?://)(?P<any>[a-z0-9.-]+\.[a-z]{2,})"
-    r"|(?<![\w.@/-])(?P<www>www\.[a-z0-9.-]+\.[a-z]{2,})"
-    r"|(?<![\w.@/-])(?P<tld>(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|app|gov|edu|co|cloud|ai)))"
-    r"(?![\w-])",
+    r"(?:https?://(?P<any>[a-z0-9.-]+\.[a-z]{2,})"
+    r"|(?P<www>www\.[a-z0-9.-]+\.[a-z]{2,})"
+    r"|(?P<tld>(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|app|gov|edu|co|cloud|ai)))"
+    r"(?::\d+)?(?:[/?#]\S*)?",
     re.IGNORECASE,
 )
 _MD_LINK = re.compile(r"\[([^\[\]\n]{1,300})\]\(\s*<?([^)\s>]+)>?")
@@ -59,17 +58,6 @@ WARNING_FIX = "Check where it leads; link the page itself over https, on a trust
 
 def _varied(value: str) -> bool:
     return any(c.isalpha() for c in value) and any(c.isdigit() for c in value)
-
-
-def _encoded(segment: str) -> bool:
-    """A long path segment mixing case and digits: a payload, not a slug or a commit sha."""
-    return (
-        len(segment) >= ENCODED_SEGMENT
-        and _varied(segment)
-        and any(c.isupper() for c in segment)
-        and any(c.islower() for c in segment)
-        and "-" not in segment
-    )
 
 
 def _is_ip(host: str) -> bool:
@@ -115,10 +103,8 @@ def risk(url: str, text: str | None = None) -> str | None:
             return f"the query sends '{name}=…', a secret-looking value"
         if len(value) >= TOKEN_VALUE and _varied(value) and " " not in value:
             return f"the query value '{name}' looks like a token or encoded data"
-    if any(_encoded(segment) for segment in parts.path.split("/")):
-        return "a path segment of the link looks like encoded data"
     if text is not None:
-        named = _TEXT_HOST.search(text)
+        named = _TEXT_HOST.fullmatch(text.strip().strip("`<>"))
         if named is not None:
             shown = next(group for group in named.groups() if group).lower().rstrip(".")
             if not _same_site(shown.removeprefix("www."), host.removeprefix("www.")):
