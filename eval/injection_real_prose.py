@@ -117,7 +117,9 @@ def main() -> int:
         results["real_adrs"] = {"repositories": used, **measure(real)}
     else:
         print("no ADR clones found: the real-ADR part is skipped", file=sys.stderr)
-    vault = {p.name: p.read_text(encoding="utf-8") for p in (ROOT / "eval/vault/notes").glob("*.md")}
+    vault = {
+        p.name: p.read_text(encoding="utf-8") for p in (ROOT / "eval/vault/notes").glob("*.md")
+    }
     results["eval_vault"] = measure(vault)
     good = ROOT / "tests/curator/fixtures/good"
     results["curator_good_fixtures"] = measure(

@@ -136,7 +136,7 @@ def test_the_mcp_taxonomy_tool_returns_the_same_object(vault: Vault) -> None:
     )
 
     async def main() -> Any:
-        with open(os.devnull, "w") as errlog:  # noqa: PTH123
+        with open(os.devnull, "w") as errlog:
             async with (
                 stdio_client(params, errlog=errlog) as (read, write),
                 ClientSession(read, write) as session,
