@@ -4,11 +4,15 @@
   head are under review; the vault they join is the base commit's tree. Settings
   come from the base (a pull request cannot loosen its own review); the taxonomy
   comes from the head (a tag may be added in the same pull request). Every blob
-  a commit of the range introduced is kept for the secret scan.
+  a commit of the range introduced is kept for the secret scan. Every path the range
+  touches (deleted ones too) and any `.lore` at the top of the head's tree are
+  recorded for the `policy/` rules, so a change without notes is reviewed as well.
 - Paths: the given files (or drafts handed over in memory by `lore remember`)
   against the working tree, or, with `at`, drafts against a commit's tree (what
-  `lore remember` proposes to: no checkout is read).
-- All: every file in `notes/` of the working tree, each against all the others.
+  `lore remember` proposes to: no checkout is read). A named policy file
+  (`_conventions.md`, …) is checked as prose, not as a note.
+- All: every file in `notes/` of the working tree, each against all the others, and
+  the policy prose (`POLICY_TEXTS`).
 
 Only the files under review are read here. The notes already in the vault are
 described by `context.base` (a commit or the working tree, and the paths the change

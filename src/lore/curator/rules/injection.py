@@ -31,9 +31,10 @@ from typing import Any
 
 from lore.curator.context.model import CheckedFile, CuratorContext, NoteView
 from lore.curator.finding import ERROR, WARNING, Finding
-from lore.curator.rules.instructions import TextHit, scan
+from lore.curator.rules.instructions import TextHit, scan, scan_values
 from lore.curator.rules.link_risk import WARNING_FIX, link_warnings, located_links
 from lore.curator.rules.text import line_at, quote
+from lore.sanitize import MARKUP
 from lore.sanitize.markdown import Hazard, find_hazards
 
 NAME = "injection"
@@ -127,10 +128,13 @@ def check(context: CuratorContext) -> list[Finding]:
         findings += _hazard_findings(view, path)
         links = list(located_links(view.body, view.body_line))
         hits = scan(view.body, view.body_line)
-        for line, value in _frontmatter_strings(checked, view):
-            links += located_links(value, line)
-            hits += scan(value, line)
-            findings += _field_markup(value, line, path)
+        values = list(_frontmatter_strings(checked, view))
+        for line, value in values:
+            if ":" in value:
+                links += located_links(value, line)
+            if any(mark in value for mark in MARKUP):
+                findings += _field_markup(value, line, path)
+        hits += scan_values(values)
         findings += _link_findings(links, path, allowed, strict)
         findings += _text_findings(hits, path, relaxed)
     for checked in context.policy_texts:
@@ -226,14 +230,13 @@ def _frontmatter_strings(checked: CheckedFile, view: NoteView) -> Iterator[tuple
                 yield number, text
         return
     for key, value in data.items():
-        start = view.line_of_key(str(key))
+        line = view.line_of_key(str(key))
         for text in _strings([key, value]):
             probe = text.strip()[:40]
-            line = next(
-                (n for n in range(start, len(lines) + 1) if probe and probe in lines[n - 1]),
-                start,
-            )
-            yield line, text
+            # Items of a block list sit on the lines below the key, in order.
+            found = next((n for n in range(line, len(lines) + 1) if probe in lines[n - 1]), None)
+            yield (found or line), text
+            line = found or line
 
 
 def _link_findings(

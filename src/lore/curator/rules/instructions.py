@@ -21,7 +21,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from lore.curator.rules.text import CodeMap
@@ -69,6 +69,20 @@ PATTERNS = (
     ("injection/agent-instruction", INSTRUCTION),
     ("injection/pipe-to-shell", PIPE_TO_SHELL),
 )
+# Each pattern can only match text (lower-cased) that holds one of these: a substring
+# test is far cheaper than the regular expression, and most notes hold none of them.
+NEEDS = {
+    "injection/role-tag": ("<", "[", ":"),
+    "injection/agent-instruction": (
+        "ignor", "disregard", "forget", "overrid", "bypass", "you", "instruction",
+        "from now on", "tell", "inform", "mention", "reveal", "show", "without", "secret",
+        "credential", "token", "api key", "variable", ".env", "ssh key", "private key",
+        "print",
+    ),
+    "injection/pipe-to-shell": (
+        "curl", "wget", "iwr", "irm", "invoke-web", "invoke-rest", "fetch", "iex",
+    ),
+}  # fmt: skip
 
 # Encoded runs. Thresholds measured on the curator fixtures, the eval vault and real
 # ADRs (docs/rules.md): digests and ids in prose never reach them.
@@ -77,6 +91,11 @@ MAX_HEX_DIGEST = 128  # SHA-512 in hex; a longer hex run is data whatever it dec
 MAX_BASE64_RUN = 200
 _HEX = re.compile(r"(?<![0-9A-Za-z])[0-9a-fA-F]{24,}(?![0-9A-Za-z])")
 _BASE64 = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{20,}={0,2}(?![A-Za-z0-9+/=_-])")
+MIN_RUN = 20  # the shortest run `_BASE64` and `_HEX` look at
+# ASCII without spaces, markup, pipes or colons: every instruction pattern needs one of
+# them, so such text (most frontmatter values) is only looked at for encoded runs.
+_WORD_LIKE = re.compile(r"[A-Za-z0-9_./@+=-]*")
+_NOT_NEWLINE = re.compile(r"[^\n]")
 _URL_LIKE = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>()\[\]`\"']+|\]\([^)\s]*\)")
 
 
@@ -91,48 +110,89 @@ class TextHit:
     decoded: str | None = None  # encoded-blob: what the run decodes to, if it is text
 
 
-def _line(text: str, offset: int, first_line: int) -> int:
-    return first_line + text.count("\n", 0, offset)
-
-
 def code_only(text: str, code: CodeMap) -> str:
     """`text` with everything outside code blanked (same length and line breaks)."""
-    if not code.ranges:
-        return re.sub(r"[^\n]", " ", text)
-    chars = [" " if char != "\n" else char for char in text]
+    out: list[str] = []
+    last = 0
     for start, end in code.ranges:
-        chars[start:end] = text[start:end]
-    return "".join(chars)
+        out += (_blank(text[last:start]), text[start:end])
+        last = end
+    out.append(_blank(text[last:]))
+    return "".join(out)
 
 
-def _pattern_hits(part: str, first_line: int, in_code: bool) -> Iterator[TextHit]:
+def _blank(text: str) -> str:
+    return _NOT_NEWLINE.sub(" ", text)
+
+
+Where = Callable[[str, int], int]  # (text, offset) -> the file line of that offset
+
+
+def _lines_from(first_line: int, line_map: list[int] | None = None) -> Where:
+    def where(text: str, offset: int) -> int:
+        index = text.count("\n", 0, offset)
+        if line_map is None:
+            return first_line + index
+        return line_map[min(index, len(line_map) - 1)]
+
+    return where
+
+
+def _pattern_hits(part: str, where: Where, in_code: bool) -> Iterator[TextHit]:
     for variant in dict.fromkeys((part, fold(part))):
+        lower = variant.lower()
         for rule, pattern in PATTERNS:
+            if not any(needed in lower for needed in NEEDS[rule]):
+                continue
             for match in pattern.finditer(variant):
-                yield TextHit(rule, _line(variant, match.start(), first_line), match[0], in_code)
+                yield TextHit(rule, where(variant, match.start()), match[0], in_code)
 
 
-def scan(text: str, first_line: int = 1) -> list[TextHit]:
-    """Every hit in `text` (whose first line is file line `first_line`), one per rule and
-    line; a hit in prose wins over a quotation on the same line."""
+def scan(text: str, first_line: int = 1, *, line_map: list[int] | None = None) -> list[TextHit]:
+    """Every hit in `text` (whose first line is file line `first_line`, or whose lines are
+    the file lines in `line_map`), one per rule and line; a hit in prose wins over a
+    quotation on the same line."""
+    where = _lines_from(first_line, line_map)
+    if _WORD_LIKE.fullmatch(text):  # a tag, an id, a path, a date: no pattern can match
+        return list(_encoded_hits(text, where)) if len(text) >= MIN_RUN else []
     visible = sanitize_text(text)  # read past invisible characters ("ig\u200bnore")
     code = CodeMap(visible)
-    prose = code.prose(visible)
     found: dict[tuple[str, int], TextHit] = {}
-    parts = [(prose, False)]
+    parts = [(code.prose(visible), False)]
     if code.ranges:
         parts.append((code_only(visible, code), True))
     for part, in_code in parts:
-        for hit in _pattern_hits(part, first_line, in_code):
+        for hit in _pattern_hits(part, where, in_code):
             found.setdefault((hit.rule, hit.line), hit)
         if in_code:
             continue
-        for hit in _encoded_hits(part, first_line):
+        for hit in _encoded_hits(part, where):
             found.setdefault((hit.rule, hit.line), hit)
     for offset, word, _script in mixed_script_words(visible):
-        hit = TextHit("injection/mixed-script", _line(visible, offset, first_line), word)
+        hit = TextHit("injection/mixed-script", where(visible, offset), word)
         found.setdefault((hit.rule, hit.line), hit)
     return sorted(found.values(), key=lambda h: (h.line, h.rule, h.in_code))
+
+
+def scan_values(values: Iterable[tuple[int, str]]) -> list[TextHit]:
+    """`scan` over many short texts (frontmatter values), each with its file line.
+
+    They are scanned as one text, a blank line between two values so that no code span
+    runs from one into the next; a value holding a fence is scanned alone, so that no
+    fence does either.
+    """
+    hits: list[TextHit] = []
+    parts: list[str] = []
+    line_map: list[int] = []
+    for line, text in values:
+        if "```" in text or "~~~" in text:
+            hits += scan(text, line)
+            continue
+        parts.append(text)
+        line_map += [line] * (text.count("\n") + 2)  # its lines, then the blank line
+    if parts:
+        hits += scan("\n\n".join(parts), line_map=line_map)
+    return hits
 
 
 def _readable(data: bytes) -> str | None:
@@ -162,7 +222,7 @@ def _decode_base64(run: str) -> bytes | None:
         return None
 
 
-def _encoded_hits(prose: str, first_line: int) -> Iterator[TextHit]:
+def _encoded_hits(prose: str, where: Where) -> Iterator[TextHit]:
     """Hex and base64 runs outside code and links that decode to text, or are too long."""
     plain = _URL_LIKE.sub(lambda m: " " * len(m[0]), prose)  # links: the link rules' job
     hex_spans: list[tuple[int, int]] = []
@@ -182,10 +242,10 @@ def _encoded_hits(prose: str, first_line: int) -> Iterator[TextHit]:
     for start, run, decoded, too_long in runs:
         if decoded is None and not too_long:
             continue
-        line = _line(plain, start, first_line)
+        line = where(plain, start)
         yield TextHit("injection/encoded-blob", line, run, decoded=decoded)
         if decoded is not None:  # an encoded instruction is an instruction
-            for hit in _pattern_hits(decoded, 1, False):
+            for hit in _pattern_hits(decoded, _lines_from(1), False):
                 yield TextHit(hit.rule, line, run, False, decoded)
 
 
