@@ -84,7 +84,9 @@ def test_tools_over_stdio(team_vault: Vault, work_repo: Path) -> None:
 
     tools = out["tools"]
     # deterministic order
-    assert [tool.name for tool in tools] == ["recall", "get_note", "remember", "list_proposals"]
+    assert [tool.name for tool in tools] == [
+        "recall", "get_note", "remember", "list_proposals", "taxonomy",
+    ]  # fmt: skip
     for tool in tools:
         assert tool.name.isidentifier() and not keyword.iskeyword(tool.name)
         for name in tool.input_schema["properties"]:

@@ -13,6 +13,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "index": ("lore.cli.index_cmd", "show the local index's state, or rebuild it"),
     "demo": ("lore.cli.demo_cmd", "create a demo vault and run a few recalls in it"),
     "curate": ("lore.cli.curate_cmd", "review notes: taxonomy, conventions, secrets, injection"),
+    "taxonomy": ("lore.cli.taxonomy_cmd", "the vault's types, tags and repos (--json for agents)"),
     "hook": ("lore.cli.hook_cmd", "agent hook entry point: the session digest, prompt recall"),
     "install": ("lore.cli.install_cmd", "connect an agent: hooks, skills and the MCP server"),
     "uninstall": ("lore.cli.install_cmd", "remove what `lore install` added to an agent"),

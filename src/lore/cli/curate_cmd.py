@@ -33,6 +33,11 @@ Formats: text (for people), json ({"version": 1, "findings": [...]}), github
 writes the markdown comment to FILE from the same review, so a workflow runs the
 review (and the optional model review) once for its annotations and its comment.
 
+A pull request that touches .github/, CODEOWNERS, .gitattributes, .gitmodules or
+commits .lore gets policy/ errors; --policy-approved-by LOGIN reports them as warnings
+cleared by that maintainer (the trusted workflow passes it once it has verified the
+approval).
+
 Exit codes: 0 no errors (warnings allowed), 1 errors found, 2 bad usage."""
 
 
@@ -68,6 +73,13 @@ def register(subparsers: Any, name: str, help_text: str) -> None:
         help="also write the markdown pull-request comment to FILE (whatever --format is)",
     )
     parser.add_argument(
+        "--policy-approved-by",
+        metavar="LOGIN",
+        help="a maintainer (GitHub login) approved this pull request's changes to the "
+        "workflows, CODEOWNERS or .lore: report the policy/ errors as warnings that name "
+        "them (for the trusted workflow, after it has checked the approval)",
+    )
+    parser.add_argument(
         "--no-semantic",
         dest="semantic",
         action="store_false",
@@ -96,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
         paths=args.paths,
         all_notes=args.all_notes,
         semantic=args.semantic,
+        policy_approved_by=args.policy_approved_by,
     )
     if result.notices:
         from lore.cli.output import notice

@@ -13,6 +13,7 @@ review again. Every output is scrubbed of the secret values the secret rules fou
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -29,6 +30,21 @@ from lore.curator.rules.secret_scan import redact, scan_secrets
 from lore.errors import ExitCode, UsageError
 from lore.sanitize import sanitize_text
 from lore.sanitize.markdown import sanitize_markdown
+
+# A GitHub login: 1-39 letters, digits and single inner hyphens (no bots: a bot approves
+# nothing). The approval itself is verified by the trusted workflow that passes it.
+_LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}")
+
+
+def approver_login(value: str) -> str:
+    """The GitHub login `--policy-approved-by` names, checked; raises `UsageError`."""
+    login = value.strip().removeprefix("@")
+    if not _LOGIN.fullmatch(login):
+        raise UsageError(
+            f"--policy-approved-by {sanitize_text(value)[:60]!r} is not a GitHub login.",
+            fix="Pass the login of the maintainer who approved the change, e.g. octocat.",
+        )
+    return login
 
 
 @dataclass
@@ -145,6 +161,7 @@ def curate(
     semantic: bool = False,
     similar: int = 0,
     use_index: bool = True,
+    policy_approved_by: str | None = None,
 ) -> CurateResult:
     """Review notes; raises `UsageError` for bad arguments, never for bad notes.
 
@@ -154,7 +171,20 @@ def curate(
     `similar`: also gather, for each note under review, up to that many of the most
     alike active notes with the judgement on each pair. `use_index=False` reads the
     vault's notes from the files (into an index in memory) instead of the vault's index.
+    `policy_approved_by`: the GitHub login of the maintainer whose approval of the pull
+    request's policy changes the caller has verified; the `policy/` errors become
+    warnings that name them (pull-request mode only).
     """
+    approver = None
+    if policy_approved_by is not None:
+        approver = approver_login(policy_approved_by)
+        if base is None:
+            raise UsageError(
+                "--policy-approved-by clears a pull request's policy findings, so it needs "
+                "--base and --head.",
+                fix="E.g. `lore curate --base origin/main --head HEAD "
+                "--policy-approved-by octocat`.",
+            )
     context = build_context(
         root,
         base=base,
@@ -166,6 +196,7 @@ def curate(
         today=today,
         read_vault=False,
     )
+    context.policy_approver = approver
     notices: list[str] = []
 
     def judge(context: CuratorContext) -> tuple[list[Finding], dict[str, list[SimilarNote]]]:

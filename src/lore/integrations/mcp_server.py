@@ -13,9 +13,11 @@ Tools, in this order (every name a plain Python identifier, which some hosts nee
   branch `lore/<id>` in a separate worktree; never a write to main), labelled
   `agent-authored`; with `draft: true`, the checked note goes to the user's local
   drafts inbox instead (`lore remember --draft`, `lore.team.drafts`), never pushed;
-- `list_proposals()`: the vault's open proposals and their curator status.
+- `list_proposals()`: the vault's open proposals and their curator status;
+- `taxonomy()`: the vault's types, tags and repos and its conventions, sanitized, the
+  same library call as `lore taxonomy --json`.
 
-`recall`, `get_note` and `list_proposals` are read-only and say so in their
+`recall`, `get_note`, `list_proposals` and `taxonomy` are read-only and say so in their
 annotations. Arguments are checked before any file is read: an id must be a
 well-formed note id, a query non-empty and bounded.
 """
@@ -234,6 +236,18 @@ class VaultTools:
             raise ToolError(str(exc)) from None
         return proposals_json([(name, listed)])
 
+    def taxonomy(self) -> dict[str, Any]:
+        """The vault's vocabulary: the note types, the tags (dimension/name, with definitions
+        and aliases) and the repository names a note may use, and the team's writing
+        conventions, from the reviewed vault. Use only these names in a note."""
+        from lore.vault.vocabulary import read_vocabulary, vocabulary_json
+
+        root, name = self._root()
+        try:
+            return vocabulary_json(read_vocabulary(root), name=name, root=root)
+        except LoreError as exc:
+            raise ToolError(str(exc)) from None
+
     def get_note(
         self,
         id: Annotated[
@@ -290,6 +304,7 @@ def build_server(vault_flag: str | None = None, cwd: Path | None = None) -> MCPS
             "List proposed notes",
             {**READ_ONLY, "open_world_hint": True},
         ),
+        (tools.taxonomy, "taxonomy", "List the vault's vocabulary", READ_ONLY),
     ):
         server.add_tool(
             method,

@@ -206,6 +206,20 @@ def list_tree(root: Path, commit: str, folder: str) -> dict[str, str]:
     return files
 
 
+def root_entries(root: Path, commit: str) -> list[tuple[str, str, str]]:
+    """(mode, kind, name) of every entry at the top of `commit`'s tree (files, folders,
+    links, submodules), names as git stores them."""
+    result = run_git(["ls-tree", "-z", commit], root)
+    entries: list[tuple[str, str, str]] = []
+    for record in result.stdout.split(b"\0"):
+        if not record:
+            continue
+        meta, _, name = record.partition(b"\t")
+        mode, kind, _sha = meta.decode().split()
+        entries.append((mode, kind, name.decode("utf-8", "surrogateescape")))
+    return entries
+
+
 def diff_blobs(root: Path, old: str, new: str, folder: str) -> dict[str, str | None]:
     """Files under `folder` that differ between two commits: path -> new blob sha (None if gone)."""
     result = run_git(

@@ -84,6 +84,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("curator", "max_title_chars", 120, COUNT, low=1),
     Setting("curator", "allow_extra_fields", False, BOOL),
     Setting("curator", "allowed_link_domains", ["github.com"], STRINGS),
+    # true: any link outside allowed_link_domains is flagged (the strict allow-list);
+    # false: only links that can carry data out or hide where they lead.
+    Setting("curator", "only_allowed_link_domains", False, BOOL),
+    # Instruction rules a vault reports as warnings instead of errors (their reader
+    # accepts only injection/agent-instruction, injection/role-tag, injection/pipe-to-shell).
+    Setting("curator", "relax_to_warning", [], STRINGS),
     Setting("curator", "allowed_placeholders", [], STRINGS),
     # The likeness of lore.curator.judgement.similarity (0..1); 0.42 is the middle of the
     # gap between distinct pairs and duplicates in eval/curator's tune part.
