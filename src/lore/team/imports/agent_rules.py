@@ -5,7 +5,8 @@ An instruction file mixes two things: what holds for the code and the team ("use
 model how to behave ("be concise", "you are an expert in…", "ask the user before…").
 The first kind is a note; the second is not a team lesson. Five families of rules decide,
 each a few phrase patterns, tried in this order on a piece's words (inline markdown
-removed, lower case) — the first that matches drops the piece and names itself:
+removed, lower case) — the first that matches drops the piece and names itself
+(`no-claim` comes last):
 
 - `persona`: who the model is — "you are an expert…", "act as…", "your role…".
 - `conversation`: how it talks to the person driving it — answer length and tone,
@@ -181,12 +182,12 @@ def judge_section(heading: str) -> Verdict:
 def judge(text: str) -> Verdict:
     """The verdict on one piece (a paragraph, or a list item with its sub-items)."""
     plain = words_of(text)
-    words = len(_WORD.findall(plain))
-    if words < 3 or _PLACEHOLDER.search(plain) or (plain.endswith(":") and words <= 6):
-        return Verdict(False, "no-claim")
     for family, pattern in _RULES:
         if pattern.search(plain):
             return Verdict(False, family)
+    words = len(_WORD.findall(plain))
+    if words < 3 or _PLACEHOLDER.search(plain) or (plain.endswith(":") and words <= 6):
+        return Verdict(False, "no-claim")
     if _POINTER.match(plain) and len(_WORD.findall(plain)) <= 8:
         return Verdict(False, "no-claim")
     return KEEP

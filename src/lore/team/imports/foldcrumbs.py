@@ -146,9 +146,10 @@ def _draft(path: Path, source: str, options: ReadOptions) -> tuple[Draft, dict[s
     if unmapped:
         notes.append("tags not in the vault's taxonomy: " + ", ".join(unmapped))
     tags = options.tagger.suggest(title, what, [*options.tags, *mapped])
-    dropped = sorted(k for k in meta if k not in KNOWN) + [
-        k for k in ("id", "source", "provenance") if meta.get(k)
-    ]
+    dropped = sorted(
+        {k for k in meta if k not in KNOWN}
+        | {k for k in ("id", "source", "provenance") if meta.get(k)}
+    )
     if dropped:
         notes.append("not kept: " + ", ".join(dropped))
     draft = Draft(
