@@ -18,7 +18,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "uninstall": ("lore.cli.install_cmd", "remove what `lore install` added to an agent"),
     "mcp": ("lore.cli.mcp_cmd", "run the MCP server over stdio: recall, read and propose notes"),
     "remember": ("lore.cli.remember_cmd", "draft a note, check it, propose it as a pull request"),
-    "import": ("lore.cli.import_cmd", "bring ADRs, agent files and other tools' memories in as PRs"),
+    "import": ("lore.cli.import_cmd", "bring ADRs, agent files and other memory tools' notes in"),
     "proposals": ("lore.cli.proposals_cmd", "list open proposals and the curator's verdict"),
     "drift": ("lore.cli.drift_cmd", "find notes whose files changed in a code repository"),
     "sync": ("lore.cli.sync_cmd", "fetch and fast-forward every vault, refresh its index"),

@@ -184,6 +184,14 @@ def test_one_folder_per_adr(
         ("Accepted", "We supersede ADR 1 with the current ADR.", "supersedes"),
         ("Replaced by [2. New](0002-new.md)", "", "supersedes"),
         ("Superseded by [New](0002-new.md)", "", "supersedes"),  # the title only
+        ("Superceeded by [ADR002](/decisions/0002-new/)", "", "supersedes"),  # a site's link
+        ("⌛️ Superseded [0002](0002-new.md)", "", "supersedes"),
+        (
+            "Superseded by [ADR 2](https://github.com/acme/x/blob/main/adr/0002-new.md)",
+            "",
+            "supersedes",
+        ),
+        ("Accepted", "Note: this ADR supersedes some aspects of [ADR-1](0001-old.md).", "related"),
         ("Partly superseded by [ADR 2](0002-new.md)", "", "related"),
         ("Accepted", "This ADR in part supersedes [0001](0001-old.md).", "related"),
         ("Amended by [2. New](0002-new.md)", "", "related"),

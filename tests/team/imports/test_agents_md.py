@@ -78,7 +78,7 @@ def test_conventions_are_kept_in_their_own_words_and_agent_talk_is_dropped(
     commands = note_by_source(data, "payments-api/AGENTS.md:11")
     assert frontmatter(commands["text"])["type"] == "howto"
     assert "- `make test` - run the unit and integration tests" in commands["text"]
-    mdc = note_by_source(data, ".cursor/rules/testing.mdc:3")
+    mdc = note_by_source(data, ".cursor/rules/testing.mdc:8")
     assert "globs" not in mdc["text"] and "alwaysApply" not in mdc["text"]
     reasons = {s["source"]: s["reason"] for s in data["skipped"]}
     assert reasons["payments-api/AGENTS.md:5"].startswith("about the agent, not the team (persona")

@@ -54,8 +54,8 @@ def test_keep_edit_drop_then_keep_the_rest(
         lore("import", "agents-md", str(repo), "--vault", str(checkout), "--tag", "team/payments"),
         cwd=repo,
         answers=[
-            (".cursor/rules/testing.mdc:3", b"k\r"),
-            (".cursor/rules/testing.mdc:4", b"d\r"),
+            (".cursor/rules/testing.mdc:8", b"k\r"),
+            (".cursor/rules/testing.mdc:9", b"d\r"),
             (".cursorrules:5", b"e\r"),
             ("Keep the domain layer pure", b"k\r"),
             (".cursorrules:6", b"a\r"),

@@ -131,11 +131,9 @@ def _walk(start: Path) -> list[tuple[Path, str | None, str | None]]:
         here = Path(current)
         markdown = sorted(n for n in names if n.lower().endswith((".md", ".markdown")))
         lowered = {n.lower(): n for n in markdown}
-        own_folder = (
-            here != start
-            and set(lowered) <= set(FOLDER_ADR_NAMES)
-            and not any(_has_markdown(here / name) for name in folders)
-        )
+        own_folder = set(lowered) <= set(FOLDER_ADR_NAMES) and not any(
+            _has_markdown(here / name) for name in folders
+        )  # (the start itself, too: `lore import adr docs/adr/0007-use-kafka/`)
         if own_folder and markdown:
             chosen = lowered.get("readme.md") or lowered["index.md"]
             found.append((here / chosen, here.name, None))
@@ -212,9 +210,9 @@ def _resolve(
             for folder_file in (candidate / name, candidate / name.upper().replace(".MD", ".md")):
                 if folder_file in by_path:
                     return by_path[folder_file]
-        stem = Path(target).name.lower().removesuffix(".md")
+        stem = _stem(Path(target).name)
         for other in records:
-            if other.path.stem.lower() == stem or (other.folder or "").lower() == stem:
+            if _stem(other.path.name) == stem or (other.folder or "").lower() == stem:
                 return other
     if link.number is not None:
         same_folder = [
@@ -232,6 +230,11 @@ def _resolve(
         if len(titled) == 1:
             return titled[0]
     return None
+
+
+def _stem(name: str) -> str:
+    """`ADR021-x.html.md` and a site's `ADR021-x/` name the same record."""
+    return re.sub(r"(?:\.html?)?(?:\.md|\.markdown)?$", "", name.lower())
 
 
 def _number_of(adr: AdrFile) -> int | None:

@@ -11,8 +11,10 @@
 - Metadata also as `**Status:** Accepted` or a `| Status | Accepted |` table row.
 
 `parse_adr` returns an `AdrRecord` or the sentence that says why the file is not one
-(a template, an index page, no decision). The title loses its numbering ("12. ",
-"ADR-0012: "); the date comes from the frontmatter, a `Date:` line, the status line
+(a template, an index page, no decision). The decision is the Decision (or Decision
+Outcome) section; a record that has none but a Design, Approach or Solution Overview
+section (design-record sets such as NATS's) is read from that. The title loses its
+numbering ("12. ", "ADR-0012: "); the date comes from the frontmatter, a `Date:` line, the status line
 ("Accepted on 2019-05-02") or the file name, in that order, or stays unknown. Links
 to other ADRs are collected from the status and links sections and from any sentence
 of the body that names one explicitly (a link to a `.md` file, or "ADR 5"):
@@ -51,6 +53,7 @@ _STATUS_WORDS = {
     "rejected": "rejected", "declined": "rejected", "abandoned": "rejected",
     "withdrawn": "rejected", "deprecated": "deprecated", "obsolete": "deprecated",
     "retired": "deprecated", "superseded": "superseded", "superceded": "superseded",
+    "superceeded": "superseded", "superseeded": "superseded",
     "replaced": "superseded", "obsoleted": "superseded",
 }  # fmt: skip
 _ROLES = {
@@ -62,6 +65,8 @@ _ROLES = {
     "decision": "decision", "decision outcome": "decision", "outcome": "decision",
     "the decision": "decision", "resolution": "decision", "chosen option": "decision",
     "decisions": "decision", "solution": "decision", "proposal": "decision",
+    "design": "design", "basic design": "design", "solution overview": "design",
+    "approach": "design", "specification": "design", "proposed solution": "design",
     "consequences": "consequences", "links": "links", "related decisions": "links",
     "related": "links", "related adrs": "links", "see also": "links",
 }  # fmt: skip
@@ -96,10 +101,14 @@ _REF = re.compile(
 )
 _PARTIAL = r"(?:partly|partially|in\s+part|parts?\s+of\s+(?:this|it|the)(?:\s+\w+){0,3}?)"
 _PHRASES = (
-    ("partial-by", re.compile(rf"{_PARTIAL}\s+(?:been\s+)?super[sc]eded\s+(?:by\s+)?", re.I)),
+    ("partial-by", re.compile(rf"{_PARTIAL}\s+(?:been\s+)?super[sc]ee?ded\s+(?:by\s+)?", re.I)),
     ("partial-of", re.compile(rf"{_PARTIAL}\s+super[sc]edes?\s+", re.I)),
+    ("partial-of", re.compile(
+        r"\bsuper[sc]edes?\s+(?:some\s+aspects|aspects|parts?|some\s+parts?|portions?)"
+        r"\s+of\s+", re.I)),
     ("by", re.compile(
-        r"\b(?:super[sc]eded|replaced|obsoleted|overridden)\s+(?:in\s+full\s+)?by\s+", re.I)),
+        r"\b(?:super[sc]ee?ded|replaced|obsoleted|overridden)\s+(?:in\s+full\s+)?by\s+", re.I)),
+    ("by", re.compile(r"\bsuper[sc]ee?ded\s+(?=\[)", re.I)),  # "⌛️ Superseded [0019](…)"
     ("of", re.compile(r"\b(?:super[sc]edes?|replaces|obsoletes|overrides)\s+(?:the\s+)?", re.I)),
     ("related", re.compile(
         r"\b(?:amend(?:s|ed\s+by)|clarifie(?:s|d\s+by)|refine(?:s|d\s+by)|extend(?:s|ed\s+by)|"
@@ -158,9 +167,9 @@ def parse_adr(text: str, filename: str, folder: str | None = None) -> AdrRecord 
         number = _number_from_name(folder or filename)
     sections = _sections(found)
     status_text = meta.get("status") or _text_of(sections.get("status", []))
-    decision = sections.get("decision") or []
+    decision = sections.get("decision") or sections.get("design") or []
     if not decision:
-        return "no decision section (Decision, Decision Outcome): not an ADR"
+        return "no decision section (Decision, Decision Outcome, Design): not an ADR"
     record = AdrRecord(
         title=cut_title(title or _title_from_name(folder or filename)),
         number=number,
@@ -365,7 +374,12 @@ def _phrase_links(text: str, *, explicit_only: bool) -> list[AdrLink]:
 
 
 _SENTENCE_GAP = re.compile(r"[.;](?:\s|$)|\n")
-_RECORD_LINK = re.compile(r"\.(?:md|markdown)(?:#.*)?$|/$|/README(?:\.md)?$", re.IGNORECASE)
+# A link to another record: a markdown file, a folder, a site's page (`.html`, or a
+# relative path with no extension, as documentation sites write them).
+_RECORD_LINK = re.compile(
+    r"\.(?:md|markdown|html?)(?:#.*)?$|/$|/README(?:\.md)?$|^(?![a-z]+:)(?!#)(?:\.\.?/)*[^.#]*[^/.#]$",
+    re.IGNORECASE,
+)
 _KINDS = {
     "by": "superseded-by",
     "of": "supersedes",

@@ -42,7 +42,8 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "persona",
         _any(
             r"^(?:you are|you're) (?:an?|the) ",
-            r"\bact as (?:an?|the)\b",
+            r"\bact as (?:an?|the) (?:\w+ )?"
+            r"(?:expert|assistant|agent|developer|engineer|architect)\b",
             r"\bas an ai\b",
             r"\byour (?:role|persona|primary responsibility|job is|mission)\b",
             r"\bchannel your\b",
@@ -55,7 +56,7 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"\b(?:be|stay|keep (?:it|answers|responses|replies|them))\s+(?:very\s+)?"
             r"(?:concise|succinct|brief|terse|short|verbose|thorough)\b",
             r"\bsuccinct\b",
-            r"\b(?:your|the) (?:answers?|responses?|replies|explanations?|chat partner)\b",
+            r"\byour (?:answers?|responses?|replies|explanations?|chat partner)\b",
             r"\bapologi[sz]",
             r"\bunless (?:explicitly )?(?:asked|requested|told)\b",
             r"\b(?:ask|asking|tell|remind|inform|notify|check with|confirm with) "
@@ -64,7 +65,7 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"\bask for clarification\b",
             r"\bthe user\b.{0,40}\b(?:asks?|asked|requests?|wants|instructs?|says|prompts?|"
             r"driving)\b",
-            r"\b(?:unless|if|when) the user\b",
+            r"\b(?:unless|until) the user (?:asks|says|tells|confirms|approves)\b",
             r"\bthe user(?:'s)? (?:input|request|instructions?|intent|prompt)\b",
             r"\bsummar(?:y|ize|ise|izing|ising)\b.{0,30}\b(?:what you|you(?:'ve| have)? "
             r"(?:changed|done|did))\b",
@@ -98,7 +99,12 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"\bplan(?:ning)? mode\b",
             r"\b(?:this|your|a|the) turn\b",
             r"\bgo idle\b",
-            r"\b(?:agent )?skills?\b",
+            r"\b(?:agent|claude|workflow) skills?\b",
+            r"\bthe `[^`]+` skill\b",
+            r"\b(?:use|activate|invoke|load|read|update) (?:the )?(?:relevant |`[^`]+` )?skills?\b",
+            r"\bskills? (?:folder|directory|index)\b",
+            r"\.(?:claude|agents|cursor)/skills\b",
+            r"\b(?:claude|codex|copilot|cursor|gemini|greptile)\b[^.]{0,120}\byou\b",
             r"\bmemory bank\b",
             r"\btodo ?write\b",
             r"\b(?:ai|llm|coding) (?:assistants?|agents?) (?:should|must|may|can|will|need)\b",
@@ -117,18 +123,18 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"\.mdc\b",
             r"\bcursor rules?\b",
             r"\bnested (?:agents|claude|gemini)\b",
-            r"\btable of contents\b",
             r"\b(?:rules|instructions|guidelines) (?:apply|applies) to\b",
         ),
     ),
 )
 _AGENT_SECTION = _any(
-    r"\b(?:communication|tone|persona|interaction|response style|responses|conversation)\b",
+    r"\b(?:communication|tone|persona|conversation)\b",
+    r"\b(?:response|answer|interaction|output) (?:style|format|guidelines)\b",
     r"\byour (?:primary )?(?:role|responsibilit\w*|job)\b",
     r"\b(?:agent|ai) behaviou?r\b",
     r"\bworking with (?:the )?(?:user|me)\b",
     r"\bhow to (?:talk|respond|answer)\b",
-    r"\bchat\b",
+    r"\bchat (?:style|etiquette|behaviou?r|guidelines)\b",
     r"\bgathering context\b",
     r"\bmemory bank\b",
     r"\b(?:general|generic) (?:ai|agent|assistant) (?:rules|guidelines)\b",
@@ -138,7 +144,7 @@ _PLACEHOLDER = re.compile(
     r"^\s*[\[{(].*[\]})]\s*$|\[(?:brief|describe|list|add|your|project)\b|\btodo\b|\btbd\b"
 )
 _POINTER = re.compile(r"^(?:see|read|refer to)\b")
-_WORD = re.compile(r"[\w'’-]+")
+_WORD = re.compile(r"[\w'’-]+|[=!<>&|+%^~]{2,}")  # operators (`===`) count as words
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,7 @@ from lore.team.imports.markdown import (
 from lore.team.imports.model import Draft, ReadOptions, Skip
 from lore.team.imports.vault_view import summary_key
 
-FILE_NAMES = frozenset({"claude.md", "agents.md", "gemini.md", ".cursorrules"})
+FILE_NAMES = frozenset({"CLAUDE.md", "AGENTS.md", "GEMINI.md", ".cursorrules"})
 SKIPPED_DIRS = frozenset({"node_modules", "vendor", ".git", "__pycache__", ".venv", "venv"})
 MAX_HOW_LINES = 15
 MAX_POINTER_WORDS = 30
@@ -66,6 +66,7 @@ _RUNBOOK_SECTION = re.compile(
     r"hotfix|recover\w*|restore|runbook|operations?)\b"
 )
 _CODE_START = re.compile(r"^`[^`]+`")
+_CLAUSE = re.compile(r"(?<=;)\s+")  # "Prefer X; if Y, ask the user": each clause is judged
 _LABEL = re.compile(r"^[^`:]{1,40}:\s*(?=`)")
 
 
@@ -90,12 +91,12 @@ class Piece:
 
 def is_agent_file(relative: str) -> bool:
     parts = relative.split("/")
-    name = parts[-1].lower()
-    if name in FILE_NAMES:
+    name = parts[-1]
+    if name in FILE_NAMES:  # as the agents spell them: a docs page `gemini.md` is not one
         return True
     if relative.lower().endswith(".github/copilot-instructions.md"):
         return True
-    return name.endswith(".mdc") and ".cursor/rules" in relative.replace("\\", "/")
+    return name.lower().endswith(".mdc") and ".cursor/rules" in relative.replace("\\", "/")
 
 
 def in_skill(relative: str) -> bool:
@@ -154,8 +155,9 @@ def read_agent_files(paths: list[Path], options: ReadOptions) -> tuple[list[Draf
             continue
         file = AgentFile(real, source, repo, _display(real, repo))
         text = visible_text(raw)
-        if real.suffix == ".mdc":
-            _, text, _ = split_frontmatter(text)
+        if real.suffix == ".mdc":  # its frontmatter is Cursor's: blank it, keeping line numbers
+            _, body, _ = split_frontmatter(text)
+            text = "\n" * (text.count("\n") - body.count("\n")) + body
         pointers, text = _pointers(text)
         if pointers is not None and _is_pointer_file(text, pointers):
             targets = [_target(real, p, boundary) for p in pointers]
@@ -325,7 +327,7 @@ def _judge_piece(piece: Piece, kept: list[Piece], dropped: list[tuple[int, str]]
         else:
             dropped.append((piece.line, verdict.family))
         return
-    parts = sentences(first)
+    parts = [clause for sentence in sentences(first) for clause in _CLAUSE.split(sentence)]
     verdicts = [agent_rules.judge(inline_plain(part)) for part in parts] or [
         agent_rules.judge(first)
     ]
@@ -340,7 +342,7 @@ def _judge_piece(piece: Piece, kept: list[Piece], dropped: list[tuple[int, str]]
     if not keep or not agent_rules.judge(inline_plain(" ".join(keep))).keep:
         dropped.append((piece.line, family))
         return
-    piece.text = " ".join(keep) + (f"\n{rest}" if rest else "")
+    piece.text = " ".join(keep).rstrip(";") + (f"\n{rest}" if rest else "")
     piece.left_out = f"left out: {len(parts) - len(keep)} sentence(s) about the agent ({family})"
     kept.append(piece)
 
