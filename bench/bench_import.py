@@ -83,8 +83,8 @@ def make_adrs(count: int, dest: Path, seed: int = 13) -> None:
         if number > 20 and number % 20 == 0:
             older = names[rng.randrange(len(names))]
             status += f"\n\nSupercedes [{older[0]}. {older[1]}]({older[2]})"
-        context = " ".join(rng.choice(topic) if rng.random() < 0.6 else general(1)[0] for _ in range(60))
-        decision = " ".join(rng.choice(topic) if rng.random() < 0.6 else general(1)[0] for _ in range(40))
+        context = " ".join(_word(rng, topic, general) for _ in range(60))
+        decision = " ".join(_word(rng, topic, general) for _ in range(40))
         (folder / name).write_text(
             f"# {number}. {title}\n\nDate: {day}\n\n## Status\n\n{status}\n\n"
             f"## Context\n\n{context.capitalize()}.\n\n## Decision\n\nWe will {decision}.\n\n"
@@ -96,6 +96,11 @@ def make_adrs(count: int, dest: Path, seed: int = 13) -> None:
     git(dest, "remote", "add", "origin", "https://github.com/acme/bench-service.git")
     git(dest, "add", "-A")
     git(dest, "commit", "-q", "-m", f"{count} ADRs")
+
+
+def _word(rng: random.Random, topic: list[str], general: Any) -> str:
+    """A topic's word 60 % of the time, else a common one (as bench/synth.py's notes)."""
+    return rng.choice(topic) if rng.random() < 0.6 else str(general(1)[0])
 
 
 def timed(command: list[str], env: dict[str, str]) -> tuple[float, dict[str, Any]]:
@@ -142,7 +147,8 @@ def bench(count: int, vault_notes: int, runs: int, workdir: Path) -> dict[str, A
     git(workdir, "clone", "-q", str(bare), checkout.name)
     code = workdir / f"code-{count}"
     make_adrs(count, code)
-    command = [*lore_command(), "import", "adr", str(code / "doc" / "adr"), "--vault", str(checkout), "--tag", TAG]
+    adrs = str(code / "doc" / "adr")
+    command = [*lore_command(), "import", "adr", adrs, "--vault", str(checkout), "--tag", TAG]
     dry: list[float] = []
     real: list[float] = []
     notes = 0
@@ -159,8 +165,11 @@ def bench(count: int, vault_notes: int, runs: int, workdir: Path) -> dict[str, A
         git(checkout, "fetch", "-q", "--prune", "origin")
         for ref in git(checkout, "for-each-ref", "--format=%(refname)", "refs/heads/lore/").split():
             git(checkout, "update-ref", "-d", ref)
-        print(f"  {count} ADRs, run {run + 1}: dry run {dry[-1]:.2f} s, proposed {real[-1]:.2f} s", flush=True)
-    row = {
+        print(
+            f"  {count} ADRs, run {run + 1}: dry run {dry[-1]:.2f} s, proposed {real[-1]:.2f} s",
+            flush=True,
+        )
+    return {
         "adrs": count,
         "notes": notes,
         "vault_notes": vault_notes,
@@ -173,11 +182,12 @@ def bench(count: int, vault_notes: int, runs: int, workdir: Path) -> dict[str, A
         "parts": parts(checkout, code / "doc" / "adr", env),
         "load": os.getloadavg()[0],
     }
-    return row
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--adrs", type=int, nargs="+", default=[100, 1000])
     parser.add_argument("--vault-notes", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=3)

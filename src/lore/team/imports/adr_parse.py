@@ -14,8 +14,8 @@
 (a template, an index page, no decision). The decision is the Decision (or Decision
 Outcome) section; a record that has none but a Design, Approach or Solution Overview
 section (design-record sets such as NATS's) is read from that. The title loses its
-numbering ("12. ", "ADR-0012: "); the date comes from the frontmatter, a `Date:` line, the status line
-("Accepted on 2019-05-02") or the file name, in that order, or stays unknown. Links
+numbering ("12. ", "ADR-0012: "); the date comes from the frontmatter, a `Date:` line,
+the status line ("Accepted on 2019-05-02") or the file name, in that order, or stays unknown. Links
 to other ADRs are collected from the status and links sections and from any sentence
 of the body that names one explicitly (a link to a `.md` file, or "ADR 5"):
 "superseded by", "replaced by" (the other ADR is newer) and "supersedes", "replaces",
