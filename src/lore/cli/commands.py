@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "uninstall": ("lore.cli.install_cmd", "remove what `lore install` added to an agent"),
     "mcp": ("lore.cli.mcp_cmd", "run the MCP server over stdio: recall, read and propose notes"),
     "remember": ("lore.cli.remember_cmd", "draft a note, check it, propose it as a pull request"),
+    "import": ("lore.cli.import_cmd", "bring ADRs, agent files and other memory tools' notes in"),
     "proposals": ("lore.cli.proposals_cmd", "list open proposals and the curator's verdict"),
     "drafts": ("lore.cli.drafts_cmd", "the local inbox of checked notes not yet proposed"),
     "capture": ("lore.cli.capture_cmd", "distil an agent session log into draft notes (a model)"),
