@@ -34,6 +34,7 @@ WORKFLOWS = sorted(
     ]
 )
 ACTION = ROOT / "action.yml"
+TRUSTED_CURATOR = ROOT / "vault-template" / ".github" / "workflows" / "lore-curator.yml"
 LOCK = ROOT / "requirements" / "action.txt"
 BAD = ROOT / "tests" / "fixtures" / "workflows" / "insecure.yml"
 # The Pythons the workflows and pyproject.toml allow (requires-python >= 3.10).
@@ -53,13 +54,25 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_there_are_workflows() -> None:
     names = {path.name for path in WORKFLOWS}
-    assert {"lore-curator.yml", "lore-comment.yml", "lore-garden.yml", "lore-drift.yml"} <= names
+    assert {"lore-curator.yml", "lore-garden.yml", "lore-drift.yml"} <= names
+    assert "lore-comment.yml" not in names  # the trusted curator comments itself
     assert ACTION.is_file()
 
 
-def test_workflows_pass_zizmor() -> None:
-    result = run(tool("zizmor"), "--offline", *map(str, WORKFLOWS), str(ACTION))
+@pytest.mark.parametrize("persona", ["regular", "auditor"])
+def test_workflows_pass_zizmor(persona: str) -> None:
+    """Every finding is fixed, or ignored on its line with the reason next to it; the
+    auditor persona reports what the regular one leaves out (concurrency, secrets outside
+    an environment), and each of those is explained in the workflow too."""
+    files = [*map(str, WORKFLOWS), str(ACTION)]
+    result = run(tool("zizmor"), "--offline", "--persona", persona, *files)
     assert result.returncode == 0, result.stdout + result.stderr
+    for path in [*WORKFLOWS, ACTION]:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for number, line in enumerate(lines):
+            if "zizmor: ignore[" in line:
+                before = "\n".join(lines[max(0, number - 8) : number + 1])
+                assert before.count("#") >= 2, f"{path}:{number + 1}: an ignore needs its reason"
 
 
 def test_workflows_match_the_schema() -> None:
@@ -92,7 +105,8 @@ def _uses(text: str) -> list[str]:
 def test_hardening_rules_hold() -> None:
     for path in [*WORKFLOWS, ACTION]:
         text = path.read_text(encoding="utf-8")
-        assert "pull_request_target" not in text, path
+        if path != TRUSTED_CURATOR:
+            assert "pull_request_target" not in text, path
         if path != ACTION:
             assert "permissions: {}" in text, path
         for uses in _uses(text):
@@ -102,6 +116,30 @@ def test_hardening_rules_hold() -> None:
             assert re.fullmatch(r"[0-9a-f]{40}", ref), f"{path}: {uses} is not pinned to a commit"
         if "actions/checkout" in text:
             assert "persist-credentials: false" in text, path
+
+
+def test_the_trusted_curator_keeps_its_discipline() -> None:
+    """pull_request_target runs the base's file with a token and secrets while the pull
+    request's content is the attacker's (zizmor's dangerous-triggers): so no checkout of
+    the pull request, no credentials kept, no pull-request text in a script except through
+    env, and each job with its own least permissions."""
+    text = TRUSTED_CURATOR.read_text(encoding="utf-8")
+    workflow = yaml.safe_load(text)
+    assert workflow["permissions"] == {}
+    for job_id, job in workflow["jobs"].items():
+        assert job.get("permissions"), f"{job_id} names its permissions"
+        for step in job["steps"]:
+            if "run" in step:
+                assert "${{" not in step["run"], f"{job_id}: {step.get('name')}: use env:"
+            if str(step.get("uses", "")).startswith("actions/checkout@"):
+                assert step["with"]["persist-credentials"] is False
+                assert step["with"].get("ref") == "${{ github.sha }}"  # the base, never the PR
+    assert workflow["jobs"]["curate"]["permissions"] == {
+        "contents": "read",
+        "pull-requests": "read",
+    }
+    assert "secrets." not in yaml.safe_dump(workflow["jobs"]["comment"])
+    assert "secrets." not in yaml.safe_dump(workflow["jobs"]["reset-approval"])
 
 
 def test_no_workflow_installs_lore_from_a_package_index() -> None:
@@ -122,16 +160,18 @@ def test_no_workflow_installs_lore_from_a_package_index() -> None:
 def test_the_vault_curator_runs_on_every_pull_request() -> None:
     """A required check skipped by a path filter stays pending and blocks the merge:
     https://docs.github.com/en/pull-requests/collaborating-with-pull-requests/collaborating-on-repositories-with-code-quality-features/troubleshooting-required-status-checks#handling-skipped-but-required-checks
+    — and a job skipped by its `if:` reports success, so the check has no `if:` at all.
     """
-    workflow = yaml.safe_load(
-        (ROOT / "vault-template" / ".github" / "workflows" / "lore-curator.yml").read_text()
-    )
+    workflow = yaml.safe_load(TRUSTED_CURATOR.read_text())
     triggers = workflow[True]  # YAML 1.1 reads the key `on` as true
-    assert set(triggers) == {"pull_request"}
-    assert not (triggers["pull_request"] or {}).get("paths")
-    assert not (triggers["pull_request"] or {}).get("paths-ignore")
-    (job,) = workflow["jobs"].values()
-    assert job["name"] == "curate" and "if" not in job  # the check is always reported
+    assert set(triggers) == {"pull_request_target"}
+    trigger = triggers["pull_request_target"]
+    assert not trigger.get("paths") and not trigger.get("paths-ignore")
+    assert not trigger.get("branches")
+    assert {"opened", "synchronize", "reopened", "labeled", "unlabeled"} <= set(trigger["types"])
+    job = workflow["jobs"]["curate"]
+    assert job["name"] == "curate" and "if" not in job and "needs" not in job
+    assert all("if" not in step for step in job["steps"][:-1])  # only the upload may skip
 
 
 # ---- the lock the action installs from ----
