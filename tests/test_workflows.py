@@ -36,6 +36,7 @@ WORKFLOWS = sorted(
 ACTION = ROOT / "action.yml"
 TRUSTED_CURATOR = ROOT / "vault-template" / ".github" / "workflows" / "lore-curator.yml"
 LOCK = ROOT / "requirements" / "action.txt"
+SHIM_LOCK = ROOT / "requirements" / "gh-lore.txt"  # the gh-lore shim's: the mcp extra too
 BAD = ROOT / "tests" / "fixtures" / "workflows" / "insecure.yml"
 # The Pythons the workflows and pyproject.toml allow (requires-python >= 3.10).
 PYTHONS = ("3.10", "3.11", "3.12", "3.13")
@@ -243,3 +244,64 @@ def test_the_drift_workflow_in_the_docs_is_the_file() -> None:
     marker = "keeps this copy equal to docs/workflows/lore-drift.yml -->\n```yaml\n"
     shown = doc[doc.index(marker) + len(marker) :].split("```\n", 1)[0]
     assert shown == (ROOT / "docs" / "workflows" / "lore-drift.yml").read_text(encoding="utf-8")
+
+
+# ---- the gh-lore shim's lock (the developer's install, locked like the action's) ----
+
+
+def _entries(path: Path) -> list[tuple[str, str, str | None, list[str]]]:
+    """(name, pinned version, marker, hashes) of each requirement line; a name may repeat
+    under different Python-version markers."""
+    text = path.read_text(encoding="utf-8").replace("\\\n", " ")
+    entries = []
+    for raw in text.splitlines():
+        line = raw.split(" #", 1)[0].strip()
+        if not line or line.startswith("#"):
+            continue
+        spec, *options = line.split(" --hash=")
+        requirement = Requirement(spec.strip())
+        (specifier,) = list(requirement.specifier)
+        assert specifier.operator == "==", line
+        marker = str(requirement.marker) if requirement.marker else None
+        entries.append((requirement.name.lower(), specifier.version, marker, options))
+    return entries
+
+
+def test_the_shims_lock_is_pinned_by_hash_and_covers_the_mcp_extra_on_every_python() -> None:
+    """What gh-lore's first run installs with `pip --require-hashes`: lore's dependencies,
+    its `mcp` extra and its build backend, each at a version it accepts on every Python
+    pyproject allows; compiled like the action's lock (docs/cli.md, "gh lore")."""
+    entries = _entries(SHIM_LOCK)
+    assert entries
+    for name, _, _, hashes in entries:
+        assert hashes and all(re.fullmatch(r"sha256:[0-9a-f]{64}", h.strip()) for h in hashes), name
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    wanted = [
+        *map(Requirement, pyproject["project"]["dependencies"]),
+        *map(Requirement, pyproject["project"]["optional-dependencies"]["mcp"]),
+        *map(Requirement, pyproject["build-system"]["requires"]),
+    ]
+    for python in PYTHONS:
+        environment = {"python_version": python, "python_full_version": f"{python}.0",
+                       "sys_platform": "linux", "platform_system": "Linux"}  # fmt: skip
+        chosen: dict[str, str] = {}
+        for name, version, marker, _ in entries:
+            if marker is None or Marker(marker).evaluate(environment):
+                assert name not in chosen, f"{name} is pinned twice for Python {python}"
+                chosen[name] = version
+        for requirement in wanted:
+            if requirement.marker and not requirement.marker.evaluate(environment):
+                continue
+            name = requirement.name.lower()
+            assert name in chosen, f"{requirement} is not in {SHIM_LOCK.name} for {python}"
+            assert requirement.specifier.contains(Version(chosen[name])), (requirement, python)
+    header = SHIM_LOCK.read_text(encoding="utf-8").splitlines()[1]
+    assert "--universal --generate-hashes" in header and "--extra mcp" in header
+
+
+def test_the_shim_installs_from_its_lock_and_lore_without_dependencies() -> None:
+    shim = (ROOT / "gh-lore").read_text(encoding="utf-8")
+    assert 'lock="$here/requirements/gh-lore.txt"' in shim
+    assert '--require-hashes --only-binary=:all: -r "$lock"' in shim
+    assert '--no-deps --no-build-isolation --no-index "$here"' in shim
+    assert '"$here[mcp]"' not in shim  # the old, unlocked install
