@@ -134,6 +134,7 @@ class StepResult:
     outputs: dict[str, str] = field(default_factory=dict)
     exit_code: int | None = None
     seconds: float = 0.0  # wall time of a `run:` step
+    env: dict[str, str] = field(default_factory=dict)  # a `run:` step's own `env:`, evaluated
 
 
 @dataclass
@@ -414,6 +415,7 @@ class WorkflowRunner:
             folder = step.get("working-directory", defaults.get("working-directory"))
             cwd = self.workspace / interpolate(folder, context) if folder else self.workspace
             result = self._run(name, step_id, script, shell, env, cwd, scope, timeout)
+            result.env = {key: env[key] for key in step.get("env") or {}}
             results, outcome, outputs = [result], result.outcome, result.outputs
         if outcome == "failure" and to_text(step.get("continue-on-error", False)) != "true":
             scope.failed = True

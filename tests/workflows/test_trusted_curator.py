@@ -261,3 +261,26 @@ def test_a_push_removes_the_approval_and_is_not_approved_by_it(trusted: TrustedC
     pull.event["pull_request"]["labels"] = []  # the next push's event has no label
     trusted.run(pull)
     assert len([c for c in trusted.github.calls() if "DELETE" in c["args"]]) == 2
+
+
+@pytest.mark.parametrize("fork", [False, True])
+def test_the_model_key_reaches_only_the_review_step_of_a_branch_of_this_repository(
+    trusted: TrustedCurator, fork: bool
+) -> None:
+    """pull_request_target hands secrets to a fork's run as well: the workflow passes the
+    model-review key to the one review step, for this repository's own branches only."""
+    pull = trusted.open({f"notes/{GOOD_NOTE}.md": note_text()})
+    if fork:
+        pull.event["pull_request"]["head"]["repo"] = {"full_name": "mallory/team-vault"}
+        trusted.github.add_pull(pull.event)
+    runner = trusted.runner(pull.trusted())
+    runner.secrets = {"LORE_SEMANTIC_API_KEY": "sk-test-key"}
+    run = runner.run_workflow(runner.definition(CURATOR))
+    assert run["curate"].conclusion == "success", run.log
+    holders = [
+        (job_id, step.name)
+        for job_id, job in run.jobs.items()
+        for step in job.steps
+        if "sk-test-key" in step.env.values()
+    ]
+    assert holders == ([] if fork else [("curate", CURATE_STEP)])
