@@ -50,6 +50,10 @@ def test_doctor_warns_about_the_old_curator_and_not_about_the_template(
     assert "curator trigger" not in names  # the template runs on pull_request_target
 
     workflows = vault / ".github" / "workflows"
+    audit = OLD_CURATOR.replace('--base "${BASE_SHA}" --head "${HEAD_SHA}"', "--all")
+    (workflows / "audit.yml").write_text(audit, encoding="utf-8")  # reviews no pull request
+    names = [check["name"] for check in doctor(vault, monkeypatch, capsys)["checks"]]
+    assert "curator trigger" not in names
     (workflows / "lore-curator.yml").write_text(OLD_CURATOR, encoding="utf-8")
     (workflows / "lore-comment.yml").write_text(OLD_COMMENT, encoding="utf-8")
     report = doctor(vault, monkeypatch, capsys)
@@ -57,5 +61,6 @@ def test_doctor_warns_about_the_old_curator_and_not_about_the_template(
     assert check["ok"] is False
     assert ".github/workflows/lore-curator.yml" in check["value"]
     assert ".github/workflows/lore-comment.yml" in check["value"]
+    assert "audit.yml" not in check["value"]
     assert "Upgrading an existing vault" in check["fix"]
     assert any(problem.startswith("curator trigger:") for problem in report["problems"])

@@ -160,6 +160,7 @@ def curator_pin_check(root: Path) -> Check:
 
 _PULL_REQUEST = re.compile(r"^\s*(?:-\s*)?pull_request\s*:?\s*(?:#.*)?$", re.MULTILINE)
 _WORKFLOW_RUN = re.compile(r"^\s*workflow_run\s*:", re.MULTILINE)
+_REVIEWS_A_PULL_REQUEST = re.compile(r"lore curate\b[^\n]*--base")
 
 
 def curator_trigger_check(root: Path) -> Check | None:
@@ -168,7 +169,7 @@ def curator_trigger_check(root: Path) -> Check | None:
     old = [
         path
         for path, text in vault_workflows(root).items()
-        if ("lore curate" in text and _PULL_REQUEST.search(text))
+        if (_REVIEWS_A_PULL_REQUEST.search(text) and _PULL_REQUEST.search(text))
         or ("lore curator" in text and _WORKFLOW_RUN.search(text))
     ]
     if not old:
