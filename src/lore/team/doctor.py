@@ -181,7 +181,7 @@ def curator_trigger_check(root: Path) -> Check | None:
         False,
         "Replace lore-curator.yml with the template's (it runs on pull_request_target, "
         "from the base branch) and delete lore-comment.yml: docs/curator.md, "
-        "\"Upgrading an existing vault\".",
+        '"Upgrading an existing vault".',
     )
 
 
