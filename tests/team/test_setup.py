@@ -31,7 +31,8 @@ def test_init_a_local_vault(
     assert result["name"] == "vault" and result["default"] is True
     assert result["github"] is None and result["curator"] is None
     assert [line.split(":")[0] for line in result["edit"]] == [
-        ".github/workflows/lore-curator.yml",
+        ".github/workflows/lore-curator.yml",  # the curate job's `uses:` line
+        ".github/workflows/lore-curator.yml",  # the comment job's
         ".github/workflows/lore-garden.yml",
         ".github/CODEOWNERS",
         "_taxonomy.md",
@@ -40,8 +41,8 @@ def test_init_a_local_vault(
     assert git(target, "status", "--porcelain") == ""  # the index stays out of git
     assert (target / ".lore" / "index.db").is_file()
     workflow = (target / ".github" / "workflows" / "lore-curator.yml").read_text()
-    (line,) = pin_lines({"lore-curator.yml": workflow})
-    assert line.unresolved
+    lines = pin_lines({"lore-curator.yml": workflow})
+    assert len(lines) == 2 and all(line.unresolved for line in lines)
     assert load_config().default == "vault"
     assert main(["init", str(target)]) == 2
     assert "not empty" in capsys.readouterr().err
@@ -54,7 +55,7 @@ def test_init_pins_the_curator_release(tmp_path: Path, capsys: pytest.CaptureFix
     for name in ("lore-curator.yml", "lore-garden.yml"):
         workflow = (target / ".github" / "workflows" / name).read_text()
         assert f"uses: lore-dev/gh-lore@{RELEASE} # v0.1.0" in workflow
-        assert "OWNER" not in workflow
+        assert "OWNER/gh-lore" not in workflow
     edits = json.loads(capsys.readouterr().out)["edit"]
     assert not any(".github/workflows" in line for line in edits)
     assert main(["init", str(tmp_path / "bad"), "--curator", "lore-dev/gh-lore@main"]) == 2
@@ -97,7 +98,9 @@ def test_init_protect_applies_the_branch_protection(
     assert payload["required_pull_request_reviews"]["require_code_owner_reviews"] is True
     assert payload["required_pull_request_reviews"]["dismiss_stale_reviews"] is True
     assert payload["allow_force_pushes"] is False
-    assert payload["required_status_checks"]["contexts"] == ["curate"]
+    assert payload["required_pull_request_reviews"]["require_last_push_approval"] is True
+    # the check `curate`, from GitHub Actions (app 15368), not a commit status of that name
+    assert payload["required_status_checks"]["checks"] == [{"context": "curate", "app_id": 15368}]
 
 
 def test_init_keeps_the_local_vault_when_github_refuses(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import platform
+import re
 import sqlite3
 import sys
 from dataclasses import dataclass, field
@@ -157,6 +158,33 @@ def curator_pin_check(root: Path) -> Check:
     return Check("curator pin", f"{commits[0]} ({', '.join(line.where for line in lines)})")
 
 
+_PULL_REQUEST = re.compile(r"^\s*(?:-\s*)?pull_request\s*:?\s*(?:#.*)?$", re.MULTILINE)
+_WORKFLOW_RUN = re.compile(r"^\s*workflow_run\s*:", re.MULTILINE)
+_REVIEWS_A_PULL_REQUEST = re.compile(r"lore curate\b[^\n]*--base")
+
+
+def curator_trigger_check(root: Path) -> Check | None:
+    """Whether the vault still runs the curator a pull request can edit (before the trusted
+    curator): `lore curate` on `pull_request`, or the `workflow_run` comment workflow."""
+    old = [
+        path
+        for path, text in vault_workflows(root).items()
+        if (_REVIEWS_A_PULL_REQUEST.search(text) and _PULL_REQUEST.search(text))
+        or ("lore curator" in text and _WORKFLOW_RUN.search(text))
+    ]
+    if not old:
+        return None
+    return Check(
+        "curator trigger",
+        f"{', '.join(old)} still run(s) the curator on pull_request or its comment on "
+        "workflow_run, so a pull request can edit its own check",
+        False,
+        "Replace lore-curator.yml with the template's (it runs on pull_request_target, "
+        "from the base branch) and delete lore-comment.yml: docs/curator.md, "
+        '"Upgrading an existing vault".',
+    )
+
+
 def diagnose(*, vault_flag: str | None = None, network: bool = True) -> DoctorReport:
     report = DoctorReport(version=__version__)
     checks = report.checks
@@ -198,7 +226,11 @@ def diagnose(*, vault_flag: str | None = None, network: bool = True) -> DoctorRe
         checks.append(Check("vault", exc.message, False, exc.fix))
     with contextlib.suppress(LoreError):  # no vault at all: reported above
         # The vault doctor runs in, when it runs in one; else the vault above.
-        checks.append(curator_pin_check(one_vault(vault_flag, here=Path.cwd()).root))
+        here = one_vault(vault_flag, here=Path.cwd()).root
+        checks.append(curator_pin_check(here))
+        trigger = curator_trigger_check(here)
+        if trigger is not None:
+            checks.append(trigger)
 
     version = _git_version()
     checks.append(
