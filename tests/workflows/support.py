@@ -119,7 +119,6 @@ def open_pull_request(
     """Push a branch that writes `files` (None deletes one), GitHub's refs/pull/N/head and
     refs/pull/N/merge for it; the event is the payload GitHub sends
     (https://docs.github.com/en/webhooks/webhook-events-and-payloads#pull_request)."""
-    base = git(work, "rev-parse", "main")
     branch = f"lore/proposal-{number}"
     git(work, "checkout", "-q", "-B", branch, "main")
     for name, text in files.items():
@@ -130,11 +129,30 @@ def open_pull_request(
         (work / name).write_text(text, encoding="utf-8")
     git(work, "add", "-A")
     git(work, "commit", "-q", "-m", "Propose a change")
-    head = git(work, "rev-parse", "HEAD")
-    git(work, "checkout", "-q", "--detach", "main")
-    git(work, "merge", "-q", "--no-ff", "-m", f"Merge {head} into {base}", branch)
+    git(work, "push", "-q", "-f", "origin", branch)
+    git(work, "checkout", "-q", "main")
+    return pull_request_of(work, branch, number, action=action, labels=labels, sender=sender)
+
+
+def pull_request_of(
+    work: Path,
+    branch: str,
+    number: int,
+    *,
+    action: str = "opened",
+    labels: tuple[str, ...] = (),
+    sender: str = "mallory",
+) -> PullRequest:
+    """The pull request GitHub opens for `branch` (already on the remote, as `lore remember`
+    or `lore import` push it): GitHub's refs/pull/N/head and refs/pull/N/merge, and the
+    event (https://docs.github.com/en/webhooks/webhook-events-and-payloads#pull_request)."""
+    git(work, "fetch", "-q", "origin")
+    base = git(work, "rev-parse", "origin/main")
+    head = git(work, "rev-parse", f"origin/{branch}")
+    git(work, "checkout", "-q", "--detach", base)
+    git(work, "merge", "-q", "--no-ff", "-m", f"Merge {head} into {base}", head)
     merge = git(work, "rev-parse", "HEAD")
-    git(work, "push", "-q", "-f", "origin", branch,
+    git(work, "push", "-q", "-f", "origin",
         f"{head}:refs/pull/{number}/head", f"{merge}:refs/pull/{number}/merge")  # fmt: skip
     git(work, "checkout", "-q", "main")
     repo = {"full_name": VAULT_REPO}

@@ -11,13 +11,10 @@ page each endpoint follows and refuses what the job's token permissions would no
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from lore.curator.rules.registry import FAMILIES
 from tests.support import git, note_text
 from tests.workflows.support import CURATOR, GOOD_NOTE, PullRequest, TrustedCurator
 
@@ -25,16 +22,6 @@ CURATE_STEP = "Curate the pull request (read as data; nothing of it runs)"
 MAINTAINER, WRITER = "alice", "mallory"
 LABEL = "lore-policy-approved"
 BAD_TAG_NOTE = note_text(tags="[service/billing, tool/no-such-tool]")
-# The policy/ rule family and `--policy-approved-by` come from the curator's rules work;
-# until this lore has them, the tests that need them say so and skip.
-POLICY_RULES = any(family.NAME == "policy" for family in FAMILIES)
-NO_POLICY_RULES = "this lore has no policy/ rules yet (the curator's rules add them)"
-
-
-def approval_flag() -> bool:
-    done = subprocess.run([sys.executable, "-m", "lore", "curate", "--help"],
-                          capture_output=True, text=True, check=True)  # fmt: skip
-    return "--policy-approved-by" in done.stdout
 
 
 def base_workflow(trusted: TrustedCurator) -> str:
@@ -88,14 +75,12 @@ def test_a_pull_request_that_edits_the_workflow_is_checked_by_the_bases_definiti
     assert step.exit_code == 1 and "taxonomy/unknown-tag" in step.output
     found = rules(trusted.findings(run))
     assert "taxonomy/unknown-tag" in found
-    if POLICY_RULES:
-        assert any(rule.startswith("policy/") for rule in found), found
+    assert any(rule.startswith("policy/") for rule in found), found
     (comment,) = trusted.github.load()["comments"]
     assert comment["body"].splitlines()[0] == "<!-- lore-curator -->"
     assert "### ❌ lore curator:" in comment["body"]
 
 
-@pytest.mark.skipif(not POLICY_RULES, reason=NO_POLICY_RULES)
 @pytest.mark.parametrize(
     "files",
     [
@@ -165,7 +150,11 @@ def test_the_pull_request_is_read_as_data_with_no_credential_kept(
     )
     run = trusted.run(pull)
     curate = run["curate"]
-    assert curate.conclusion == "success", run.log
+    # The check fails, and only because of the policy rule: a .gitattributes decides how
+    # the vault is reviewed (policy/protected-path). Nothing of the pull request ran.
+    assert curate.conclusion == "failure", run.log
+    review = curate.step("Curate the pull request (read as data; nothing of it runs)").output
+    assert "policy/protected-path" in review and "lore curator: 1 error," in review
     workspace = curate.workspace
     assert git(workspace, "rev-parse", "HEAD") == pull.base  # the base, checked out
     assert git(workspace, "rev-parse", "refs/remotes/pull/7/head") == pull.head  # by ref
@@ -208,17 +197,10 @@ def test_a_maintainers_label_approves_the_policy_change_for_that_head(
     trusted.github.add_pull(labeled.event)
     run = trusted.run(labeled)
     assert run["curate"].step("approval").outputs == {"approved-by": MAINTAINER}, run.log
-    step = run["curate"].step(CURATE_STEP)
-    if approval_flag():
-        assert run["curate"].conclusion == "success", run.log
-        if POLICY_RULES:
-            cleared = [
-                f for f in trusted.findings(run)["findings"] if f["rule"].startswith("policy/")
-            ]
-            assert cleared and all(f["severity"] == "warning" for f in cleared)
-            assert all(MAINTAINER in f["message"] for f in cleared)
-    else:  # this lore has no --policy-approved-by yet: the flag is passed all the same
-        assert step.exit_code == 2 and "--policy-approved-by" in step.output, step.output
+    assert run["curate"].conclusion == "success", run.log
+    cleared = [f for f in trusted.findings(run)["findings"] if f["rule"].startswith("policy/")]
+    assert cleared and all(f["severity"] == "warning" for f in cleared)
+    assert all(MAINTAINER in f["message"] for f in cleared)
 
 
 @pytest.mark.parametrize(
