@@ -1,6 +1,13 @@
 """Resolved paths: flag > environment > user config > platform default.
 
 Nothing here creates a file or a folder; callers create what they write to.
+
+A vault's machine-local state — the index with its WAL and lock, sync state, proposal
+records and worktrees — lives where no commit can reach it, decided by `state_dir`
+alone: `<git common dir>/lore/` for a vault at the top of a git work tree (shared by
+its linked worktrees, like the refs it serves), else `$LORE_HOME/vaults/<id>/`. Older
+lore kept it in `<vault>/.lore/` (`OLD_STATE_DIR`), which a commit can carry; nothing
+reads or writes there any more except the one-time move in `lore.vault.old_state`.
 """
 
 from __future__ import annotations
@@ -9,7 +16,9 @@ import os
 import sys
 from pathlib import Path
 
-INDEX_DIR = ".lore"
+OLD_STATE_DIR = ".lore"  # older lore's folder in the work tree; the vault's .gitignore keeps it
+STATE_DIR = "lore"  # under the git common dir
+VAULTS_DIR = "vaults"  # under $LORE_HOME, for a vault that is not a git work tree
 INDEX_FILE = "index.db"
 NOTES_DIR = "notes"
 
@@ -51,5 +60,25 @@ def log_dir() -> Path:
     return lore_home() / "logs"
 
 
+def state_dir(vault_root: Path) -> Path:
+    """The vault's machine-local folder (see the module docstring); read from the files.
+
+    `<common git dir>/lore` when `vault_root` is the top of a git work tree (what
+    `git rev-parse --git-common-dir` says, without running git), else
+    `$LORE_HOME/vaults/<folder name>-<8 hex digits of its resolved path>`.
+    """
+    from lore.gitfiles import common_dir, find_git_dir
+
+    resolved = vault_root.resolve()
+    found = find_git_dir(resolved)
+    if found is not None and found[0] == resolved:
+        return common_dir(found[1]) / STATE_DIR
+    import hashlib
+
+    digest = hashlib.sha256(str(resolved).encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    name = "".join(c if c.isalnum() or c in "._-" else "-" for c in resolved.name)[:40]
+    return lore_home() / VAULTS_DIR / f"{name or 'vault'}-{digest}"
+
+
 def index_path(vault_root: Path) -> Path:
-    return vault_root / INDEX_DIR / INDEX_FILE
+    return state_dir(vault_root) / INDEX_FILE

@@ -106,6 +106,8 @@ SETTINGS: tuple[Setting, ...] = (
     # ...but never the template's entries, nor entries younger than this many days.
     Setting("garden", "keep_template_taxonomy", True, BOOL),
     Setting("garden", "keep_new_taxonomy_days", 90, COUNT),
+    # What is served (lore.vault.snapshot): "" is the remote's default branch.
+    Setting("vault", "reviewed_branch", "", TEXT),
 )
 
 
