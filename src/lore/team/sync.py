@@ -12,7 +12,7 @@ branch (or none), the local reviewed branch is fast-forwarded only where that to
 no file (`git fetch . origin/main:main`, which git refuses for a branch checked out
 anywhere), and sync advises `git switch main`. When the remote cannot be reached (or
 does not answer within the timeout) the vault keeps serving its last index, and the
-result says since when it has not synced. A branch that tracks `.lore/` (a file an
+result says since when it has not synced. A branch that tracks `.lore/` (the folder an
 older lore kept in the work tree) is named, with the fix; lore never opens or writes
 it. A lock per vault (`sync.lock`) makes it safe to start from hooks in the
 background; `sync.json` remembers the last sync — both in the vault's state folder.
