@@ -55,40 +55,71 @@ def can_read(git_dir: Path) -> bool:
     return not (common_dir(git_dir) / "reftable").exists()
 
 
-def read_ref(git_dir: Path, ref: str) -> str | None:
-    """The commit `ref` (`refs/heads/main`) names, from its file or `packed-refs`."""
-    common = common_dir(git_dir)
-    for base in (git_dir, common) if common != git_dir else (git_dir,):
-        try:
-            value = (base / ref).read_text(encoding="ascii").strip()
-        except (OSError, UnicodeDecodeError):
-            continue
-        if SHA.match(value):
-            return value
-    try:
-        packed = (common / "packed-refs").read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+class RefFiles:
+    """The refs of one repository, read from its files; `packed-refs` is read at most once.
+
+    For a caller that looks up several refs in a row (the reviewed branch tries a few
+    names): the common directory is found once, and a ref that has no file of its own is
+    looked up in the one copy of `packed-refs`. A plain class: this is on the recall path.
+    """
+
+    __slots__ = ("_packed", "common", "git_dir")
+
+    def __init__(self, git_dir: Path) -> None:
+        self.git_dir = git_dir
+        self.common = common_dir(git_dir)
+        self._packed: str | None = None
+
+    def _bases(self) -> tuple[Path, ...]:
+        return (self.git_dir,) if self.common == self.git_dir else (self.git_dir, self.common)
+
+    def read(self, ref: str) -> str | None:
+        """The commit `ref` (`refs/heads/main`) names, from its file or `packed-refs`."""
+        for base in self._bases():
+            try:
+                value = (base / ref).read_text(encoding="ascii").strip()
+            except (OSError, UnicodeDecodeError):
+                continue
+            if SHA.match(value):
+                return value
+        return self._packed_value(ref)
+
+    def symbolic(self, ref: str) -> str | None:
+        """What a symbolic ref (`HEAD`, `refs/remotes/origin/HEAD`) points at, or None."""
+        for base in self._bases():
+            try:
+                text = (base / ref).read_text(encoding="utf-8").strip()
+            except (OSError, UnicodeDecodeError):
+                continue
+            return text[4:].strip() if text.startswith("ref:") else None
         return None
-    if not packed.endswith("\n"):
-        packed += "\n"
-    # One search rather than a split: packed-refs holds every fetched branch, and a vault
-    # that has seen thousands of proposals has thousands of lines.
-    at = packed.find(f" {ref}\n")
-    while at != -1:
-        start = packed.rfind("\n", 0, at) + 1
-        value = packed[start:at]
-        if SHA.match(value):
-            return value
-        at = packed.find(f" {ref}\n", at + 1)
-    return None
+
+    def _packed_value(self, ref: str) -> str | None:
+        if self._packed is None:
+            try:
+                self._packed = (self.common / "packed-refs").read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                self._packed = ""
+            if self._packed and not self._packed.endswith("\n"):
+                self._packed += "\n"
+        packed = self._packed
+        # One search rather than a split: packed-refs holds every fetched branch, and a
+        # vault that has seen thousands of proposals has thousands of lines.
+        at = packed.find(f" {ref}\n")
+        while at != -1:
+            start = packed.rfind("\n", 0, at) + 1
+            value = packed[start:at]
+            if SHA.match(value):
+                return value
+            at = packed.find(f" {ref}\n", at + 1)
+        return None
+
+
+def read_ref(git_dir: Path, ref: str) -> str | None:
+    """The commit `ref` names, from its file or `packed-refs` (`RefFiles` for several)."""
+    return RefFiles(git_dir).read(ref)
 
 
 def symbolic_target(git_dir: Path, ref: str) -> str | None:
-    """What a symbolic ref (`HEAD`, `refs/remotes/origin/HEAD`) points at, or None."""
-    for base in (git_dir, common_dir(git_dir)):
-        try:
-            text = (base / ref).read_text(encoding="utf-8").strip()
-        except (OSError, UnicodeDecodeError):
-            continue
-        return text[4:].strip() if text.startswith("ref:") else None
-    return None
+    """What a symbolic ref points at, or None (`RefFiles.symbolic`)."""
+    return RefFiles(git_dir).symbolic(ref)

@@ -60,17 +60,18 @@ def log_dir() -> Path:
     return lore_home() / "logs"
 
 
-def state_dir(vault_root: Path) -> Path:
+def state_dir(vault_root: Path, found: tuple[Path, Path] | None = None) -> Path:
     """The vault's machine-local folder (see the module docstring); read from the files.
 
     `<common git dir>/lore` when `vault_root` is the top of a git work tree (what
     `git rev-parse --git-common-dir` says, without running git), else
-    `$LORE_HOME/vaults/<folder name>-<8 hex digits of its resolved path>`.
+    `$LORE_HOME/vaults/<folder name>-<8 hex digits of its resolved path>`. `found` is
+    `lore.gitfiles.find_git_dir(vault_root)` when the caller has it already.
     """
     from lore.gitfiles import common_dir, find_git_dir
 
     resolved = vault_root.resolve()
-    found = find_git_dir(resolved)
+    found = found or find_git_dir(resolved)
     if found is not None and found[0] == resolved:
         return common_dir(found[1]) / STATE_DIR
     import hashlib

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from lore.errors import GitError
 from lore.gitfiles import SHA as _SHA
-from lore.gitfiles import can_read, common_dir, read_ref, symbolic_target
+from lore.gitfiles import RefFiles, can_read, common_dir, read_ref
 from lore.gitfiles import find_git_dir as find_git_dir  # noqa: PLC0414 - re-exported (mypy)
 
 TYPE_CHECKING = False
@@ -194,22 +194,23 @@ def reviewed_branch(
     if not can_read(git_dir):
         names += [remote_default_branch(root) or "", *FALLBACK_BRANCHES]
         return _reviewed_by_git(root, [name for name in dict.fromkeys(names) if name])
-    target = symbolic_target(git_dir, f"refs/remotes/{REMOTE}/HEAD") or ""
+    refs = RefFiles(git_dir)
+    target = refs.symbolic(f"refs/remotes/{REMOTE}/HEAD") or ""
     prefix = f"refs/remotes/{REMOTE}/"
     if target.startswith(prefix) and is_branch_name(target[len(prefix) :]):
         names.append(target[len(prefix) :])
     names = [name for name in dict.fromkeys([*names, *FALLBACK_BRANCHES]) if name]
     for name in names:
-        sha = read_ref(git_dir, prefix + name)
+        sha = refs.read(prefix + name)
         if sha:
             return ReviewedBranch(name, prefix + name, sha, "remote")
     for name in names:
-        sha = read_ref(git_dir, f"refs/heads/{name}")
+        sha = refs.read(f"refs/heads/{name}")
         if sha:
             return ReviewedBranch(name, f"refs/heads/{name}", sha, "local")
-    return ReviewedBranch(
-        current_branch(root) or "", "HEAD", head_commit(root, found) or "", "head"
-    )
+    head = refs.symbolic("HEAD") or ""
+    branch = head.removeprefix("refs/heads/") if head.startswith("refs/heads/") else ""
+    return ReviewedBranch(branch, "HEAD", head_commit(root, found) or "", "head")
 
 
 def _reviewed_by_git(root: Path, names: list[str]) -> ReviewedBranch:

@@ -68,7 +68,7 @@ def served_branch(root: Path) -> git.ReviewedBranch | None:
     found = git.find_git_dir(root)
     if found is None or found[0] != root.resolve():
         return None
-    configured, policy = _served_setting(root)
+    configured, policy = _served_setting(root, found)
     branch = git.reviewed_branch(root, configured, found)
     if branch is not None and configured:
         default = git.reviewed_branch(root, "", found)
@@ -97,12 +97,16 @@ def take_snapshot(root: Path, *, settle: bool = False) -> Snapshot:
     return Snapshot("files", files_digest(files), files=files)
 
 
-def _served_setting(root: Path) -> tuple[str, str]:
+def _served_setting(root: Path, found: tuple[Path, Path] | None = None) -> tuple[str, str]:
     """(configured branch, the default-branch commit it was read from), or ("", "")."""
+    try:
+        text = (state_dir(root, found) / SERVED_FILE).read_text(encoding="utf-8")
+    except OSError:
+        return "", ""  # the common case: no branch is configured
     try:
         import json
 
-        data = json.loads((state_dir(root) / SERVED_FILE).read_text(encoding="utf-8"))
+        data = json.loads(text)
     except (OSError, ValueError):
         return "", ""
     if not isinstance(data, dict):
