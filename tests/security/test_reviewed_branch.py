@@ -245,3 +245,32 @@ def test_the_configured_branch_is_read_from_the_default_branch_never_the_checkou
     git(work, "push", "-q", "origin", "main")
     git(root, "fetch", "-q", "origin")
     assert served(capsys, root) == ("origin/main", git(root, "rev-parse", "origin/main"))
+
+
+def test_the_served_commit_costs_no_git_process(
+    reviewer: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read from `refs/remotes/origin/HEAD` and `packed-refs` (a fresh clone packs its
+    refs), on every recall and hook: no process, and a recall loads no `subprocess`."""
+    import os
+    import sys
+
+    from lore.vault import git as lore_git
+    from lore.vault.snapshot import served_branch
+
+    assert "refs/remotes/origin/main" in (reviewer / ".git" / "packed-refs").read_text()
+
+    def no_process(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a git process on the hot path")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(lore_git, "run_git", no_process)
+        found = served_branch(reviewer)
+    assert found is not None
+    assert (found.label, found.commit) == ("origin/main", git(reviewer, "rev-parse", "origin/main"))
+    command = [sys.executable, "-X", "importtime", "-m", "lore", "recall", "--json", "invoice"]
+    env = {**os.environ, "LORE_VAULT": str(reviewer)}
+    result = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+    loaded = {line.split("|")[-1].strip() for line in result.stderr.splitlines() if "|" in line}
+    assert json.loads(result.stdout)["vault"]["branch"] == "origin/main"
+    assert "subprocess" not in loaded
