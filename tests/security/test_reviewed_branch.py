@@ -274,3 +274,21 @@ def test_the_served_commit_costs_no_git_process(
     loaded = {line.split("|")[-1].strip() for line in result.stderr.splitlines() if "|" in line}
     assert json.loads(result.stdout)["vault"]["branch"] == "origin/main"
     assert "subprocess" not in loaded
+
+
+def test_a_remote_without_the_branch_yet_is_told_to_push_main(
+    make_vault: Callable[..., Vault], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A new vault whose remote is still empty serves its local main, and sync's advice
+    pushes main: never a pull request's branch, never `--set-upstream-to`."""
+    vault = make_vault({NOTE: reviewed_note()})
+    bare = tmp_path / "empty.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    git(vault.root, "remote", "add", "origin", str(bare))
+    git(vault.root, "switch", "-q", "-c", "draft")
+    code, synced = lore_json(capsys, "sync", "--vault", str(vault.root))
+    result = synced["vaults"][0]
+    assert code == 1 and result["status"] == "blocked"
+    assert result["branch"] == "main" and result["after"] == git(vault.root, "rev-parse", "main")
+    assert result["fix"] == f"Push it once: `git -C {vault.root} push -u origin main`."
+    assert "set-upstream" not in json.dumps(result)

@@ -224,7 +224,7 @@ def _sync_locked(name: str, root: Path, timeout: float) -> SyncResult:
             result.changed_notes = len(git.diff_blobs(root, before, result.after, "notes"))
     if served is None or served.source != "remote":
         where = f"serving {_where(served)}" if served else "nothing to serve"
-        branch = served.branch if served and served.branch else "main"
+        branch = served.branch if served and served.source == "local" else "main"
         result.status = "blocked"
         result.message = f"{REMOTE} has no branch {branch} yet; {where}."
         result.fix = f"Push it once: `git -C {root} push -u {REMOTE} {branch}`."
