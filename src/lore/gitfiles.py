@@ -18,9 +18,13 @@ from pathlib import Path
 SHA = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
 
 
-def find_git_dir(start: Path) -> tuple[Path, Path] | None:
-    """(work tree root, git dir) of the repository containing `start`, from the files."""
-    current = start.resolve()
+def find_git_dir(start: Path, *, resolved: bool = False) -> tuple[Path, Path] | None:
+    """(work tree root, git dir) of the repository containing `start`, from the files.
+
+    `resolved`: `start` is already absolute with no link in it (saves a `resolve`, which
+    costs a system call per path component, on the recall path).
+    """
+    current = start if resolved else start.resolve()
     for folder in (current, *current.parents):
         dotgit = folder / ".git"
         if dotgit.is_dir():

@@ -65,13 +65,15 @@ def state_dir(vault_root: Path, found: tuple[Path, Path] | None = None) -> Path:
 
     `<common git dir>/lore` when `vault_root` is the top of a git work tree (what
     `git rev-parse --git-common-dir` says, without running git), else
-    `$LORE_HOME/vaults/<folder name>-<8 hex digits of its resolved path>`. `found` is
-    `lore.gitfiles.find_git_dir(vault_root)` when the caller has it already.
+    `$LORE_HOME/vaults/<folder name>-<8 hex digits of its resolved path>`. `found`: the
+    caller has found that `vault_root` is the top of this (work tree, git dir) already.
     """
     from lore.gitfiles import common_dir, find_git_dir
 
+    if found is not None:
+        return common_dir(found[1]) / STATE_DIR
     resolved = vault_root.resolve()
-    found = found or find_git_dir(resolved)
+    found = find_git_dir(resolved, resolved=True)
     if found is not None and found[0] == resolved:
         return common_dir(found[1]) / STATE_DIR
     import hashlib

@@ -292,3 +292,21 @@ def test_a_remote_without_the_branch_yet_is_told_to_push_main(
     assert result["branch"] == "main" and result["after"] == git(vault.root, "rev-parse", "main")
     assert result["fix"] == f"Push it once: `git -C {vault.root} push -u origin main`."
     assert "set-upstream" not in json.dumps(result)
+
+
+@pytest.mark.parametrize(
+    ("written", "used"),
+    [
+        ('reviewed_branch = "release/2026"', "release/2026"),
+        ('reviewed_branch = "--upload-pack=evil"', ""),  # an option: never handed to git
+        ('reviewed_branch = "../../HEAD"', ""),
+        ('reviewed_branch = "a..b"', ""),
+        ('reviewed_branch = "main.lock"', ""),
+        ("reviewed_branch = 7", ""),
+        ("reviewed_branch = [", ""),  # not TOML
+    ],
+)
+def test_only_a_plain_branch_name_is_taken_from_lore_toml(written: str, used: str) -> None:
+    from lore.vault.snapshot import configured_branch
+
+    assert configured_branch(f"[vault]\n{written}\n".encode()) == used

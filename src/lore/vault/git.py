@@ -138,13 +138,22 @@ def head_commit(root: Path, found: tuple[Path, Path] | None = None) -> str | Non
 
 REMOTE = "origin"
 FALLBACK_BRANCHES = ("main", "master")
-_BRANCH_NAME = re.compile(r"^(?!-)(?!.*\.\.)(?!.*//)[A-Za-z0-9._/-]{1,200}(?<![/.])$")
+_BRANCH_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._/-")
 
 
 def is_branch_name(name: str) -> bool:
-    """A name lore accepts for the reviewed branch (`main`, `release/2026`): no options,
-    no `..`, nothing git would refuse."""
-    return bool(_BRANCH_NAME.match(name)) and not name.endswith(".lock")
+    """A name lore accepts for the reviewed branch (`main`, `release/2026`): letters,
+    digits, `.`, `_`, `-` and `/`; no option, no `..` or `//`, nothing git would refuse.
+    (No regular expression: compiling one costs the recall path a fraction of a ms.)"""
+    return (
+        0 < len(name) <= 200
+        and set(name) <= _BRANCH_CHARS
+        and not name.startswith(("-", "/", "."))
+        and not name.endswith(("/", ".", ".lock"))
+        and ".." not in name
+        and "//" not in name
+        and "/." not in name
+    )
 
 
 class ReviewedBranch:

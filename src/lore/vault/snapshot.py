@@ -65,8 +65,9 @@ def served_branch(root: Path) -> git.ReviewedBranch | None:
     Its `commit` starts with `UNSETTLED` when the remote's default branch has moved
     since `[vault] reviewed_branch` was last read from it (the next build reads it).
     """
-    found = git.find_git_dir(root)
-    if found is None or found[0] != root.resolve():
+    resolved = root.resolve()
+    found = git.find_git_dir(resolved, resolved=True)
+    if found is None or found[0] != resolved:
         return None
     configured, policy = _served_setting(root, found)
     branch = git.reviewed_branch(root, configured, found)
