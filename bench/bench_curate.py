@@ -39,6 +39,8 @@ from common import lore_command, machine, median_ms, print_table  # noqa: E402
 from synth import git, make_vault  # noqa: E402
 
 NEW_NOTES = 5
+# Where an index lives: the git directory (this lore), or `.lore/` (a baseline older than it).
+STATE_FOLDERS = (".git/lore", ".lore")
 
 
 FACTS = [
@@ -105,8 +107,9 @@ class Version:
         self.timings: dict[str, list[float]] = {"ci": [], "local": [], "all": []}
 
     def curate(self, vault: Path, scenario: str) -> float:
-        if scenario == "ci":
-            shutil.rmtree(vault / ".lore", ignore_errors=True)
+        if scenario == "ci":  # a fresh clone has no index (this lore's or an older one's)
+            for state in STATE_FOLDERS:
+                shutil.rmtree(vault / state, ignore_errors=True)
         what = ["--all"] if scenario == "all" else ["--base", "main", "--head", "branch"]
         command = [*self.command, "curate", "--vault", str(vault), *what, "--format", "json"]
         started = time.perf_counter()
@@ -169,7 +172,9 @@ def main() -> None:
         for scenario, runs in (("ci", args.runs), ("local", args.runs), ("all", args.all_runs)):
             for _ in range(runs):
                 for version in versions:
-                    if scenario == "local" and not (vault / ".lore" / "index.db").exists():
+                    if scenario == "local" and not any(
+                        (vault / state / "index.db").exists() for state in STATE_FOLDERS
+                    ):
                         warm_up(version, vault)
                     version.curate(vault, scenario)
     result = {

@@ -37,6 +37,7 @@ sys.path.insert(0, str(HERE))
 
 from common import lore_command, median_ms, percentile_ms, print_table, save_result  # noqa: E402
 from lore.index.build import open_index  # noqa: E402
+from lore.paths import index_path  # noqa: E402
 from lore.recall.engine import recall, recall_in_index  # noqa: E402
 from lore.recall.model import RecallRequest  # noqa: E402
 from lore.recall.multi import recall_many  # noqa: E402
@@ -117,7 +118,7 @@ def bench_size(size: int, workdir: Path, repeat: int) -> dict[str, Any]:
     result["recall_process_ms"] = median_ms(whole)
     result["recall_process_ratio"] = round(statistics.median(whole) / statistics.median(bare), 2)
     result["recall_process_peak_rss_mib"] = round(max(whole_rss) / 1024, 1)
-    index_file = vault / ".lore" / "index.db"
+    index_file = index_path(vault)
     result["index_mib"] = round(index_file.stat().st_size / 2**20, 1)
     return result
 

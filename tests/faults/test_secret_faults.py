@@ -18,7 +18,7 @@ import pytest
 from lore.cli.crash import redacted_argv, report_crash
 from lore.cli.main import main
 from lore.curator.rules.secret_scan import is_placeholder
-from tests.support import git
+from tests.support import block_state_dir, git
 from tests.team import conftest as team
 from tests.team.conftest import FakeGh, Remote
 
@@ -98,7 +98,7 @@ def test_a_crash_before_the_scan_writes_no_secret(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    (checkout / ".lore").write_text("not a folder\n")  # lore's own folder is a file
+    block_state_dir(checkout)  # lore's own folder is a file
     argv = ["lore", "remember", "--vault", str(checkout), "--title", f"Use {AWS_KEY_ID}"]
     monkeypatch.setattr("sys.argv", argv)
     remember(checkout, "--title", f"Use {AWS_KEY_ID}", *FLAGS, "--yes", capsys=capsys)

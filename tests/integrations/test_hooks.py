@@ -15,6 +15,7 @@ import pytest
 
 from lore.files import FileLock
 from lore.index.build import open_index
+from lore.paths import index_path, state_dir
 from tests.integrations.conftest import AGENTS, payload, run_hook, wait_for_log
 from tests.support import Vault, note_text
 
@@ -247,7 +248,7 @@ def test_missing_vault_is_silent(work_repo: Path, tmp_path: Path) -> None:
 def test_corrupt_index_is_silent_and_rebuilt_in_the_background(
     team_vault: Vault, work_repo: Path, isolated_home: Path
 ) -> None:
-    index = team_vault.root / ".lore" / "index.db"
+    index = index_path(team_vault.root)
     for suffix in ("-wal", "-shm"):
         Path(f"{index}{suffix}").unlink(missing_ok=True)
     index.write_bytes(b"this is not a database" * 100)
@@ -266,7 +267,7 @@ def test_held_index_lock_neither_blocks_nor_breaks_the_hook(
     vault = make_vault({"billing--a-note--2026-01-01": note_text()})
     monkeypatch.setenv("LORE_VAULT", str(vault.root))
     stdin = payload("codex", "session-start", work_repo)
-    lock = FileLock(vault.root / ".lore" / "index.lock")
+    lock = FileLock(state_dir(vault.root) / "index.lock")
     with lock:  # another process is building the index, which does not exist yet
         run = run_hook("session-start", "codex", stdin)
         assert (run.code, run.stdout, run.stderr) == (0, b"", b"")

@@ -14,6 +14,7 @@ import pytest
 from lore.cli.main import main
 from lore.config import Config, VaultEntry, configured_vaults, load_config, save_config
 from lore.errors import UsageError
+from lore.paths import index_path
 from lore.team.curator_pin import pin_lines
 from lore.team.init import protection_payload
 from tests.support import Vault, git, note_text
@@ -39,7 +40,7 @@ def test_init_a_local_vault(
     ]
     assert git(target, "log", "--format=%s") == "Create the team vault (lore init)"
     assert git(target, "status", "--porcelain") == ""  # the index stays out of git
-    assert (target / ".lore" / "index.db").is_file()
+    assert index_path(target).is_file()
     workflow = (target / ".github" / "workflows" / "lore-curator.yml").read_text()
     lines = pin_lines({"lore-curator.yml": workflow})
     assert len(lines) == 2 and all(line.unresolved for line in lines)
@@ -239,7 +240,10 @@ def test_vaults_lists_state_and_changes_the_default(
     assert (team["name"], team["upstream"], team["ahead"], team["behind"]) == (
         "team", "origin/main", 0, 1,
     )  # fmt: skip
-    assert team["index"]["fresh"] is True and team["last_sync"] is None
+    # The fetch moved origin/main, which is what is served: the next recall updates the index.
+    assert team["index"]["fresh"] is False and team["last_sync"] is None
+    assert team["served"]["branch"] == "origin/main"
+    assert team["served"]["commit"] == git(checkout, "rev-parse", "origin/main")
     assert main(["vaults"]) == 0
     assert "↓1" in capsys.readouterr().out
     assert main(["vaults", "--default", "org", "--json"]) == 0

@@ -2,7 +2,8 @@
 
 `fill_index` runs inside one transaction on a connection to a file or to memory: a
 full rebuild (notes, then the FTS5 table built in one pass), an update from `git
-diff` of the indexed commit and HEAD (or from file signatures without git), and
+diff` of the indexed commit and the reviewed branch's tip (or from file signatures
+without git), and
 always the statuses, taxonomy aliases and settings that recall reads from `meta`.
 """
 
@@ -52,7 +53,7 @@ def fill_index(
     changed. On any error the transaction is rolled back and the error raised: the
     index is as it was.
     """
-    snapshot = take_snapshot(root)
+    snapshot = take_snapshot(root, settle=True)
     meta = read_meta(conn)
     try:
         conn.execute("BEGIN IMMEDIATE")
@@ -72,6 +73,7 @@ def fill_index(
             {
                 "kind": snapshot.kind,
                 "version": snapshot.version,
+                "branch": snapshot.branch.label if snapshot.branch else "",
                 "status_date": today,
                 "built_at": str(int(time.time())),
             },

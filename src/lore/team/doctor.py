@@ -3,7 +3,9 @@
 Each check is a line with a verdict (ok, a problem with its fix, or plain
 information). Only the GitHub CLI's sign-in check uses the network, and it can be
 skipped. Run inside a vault (or with --vault), it also checks the gh-lore commit the
-vault's workflows run: a reference left unresolved would block every pull request.
+vault's workflows run: a reference left unresolved would block every pull request. For
+the vault in use it says which branch and commit agents are served, and warns when the
+checkout is on another branch or the reviewed branch tracks `.lore/`.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from lore.config import load_config
 from lore.errors import LoreError
 from lore.index.health import disk_full, inspect_index
 from lore.index.schema import fts5_available
-from lore.paths import config_path, index_path, log_dir, lore_home
+from lore.paths import config_path, index_path, log_dir, lore_home, state_dir
 from lore.team.curator_pin import pin_lines, vault_workflows
 from lore.team.vault_state import VaultState, vault_states
 from lore.vault import gh, git
@@ -55,7 +57,12 @@ class DoctorReport:
         found = [
             f"{c.name}: {c.value}. {c.fix or ''}".strip() for c in self.checks if c.ok is False
         ]
-        found += [f"vault {v.name}: {v.problem}." for v in self.vaults if v.problem]
+        checked = self.paths.get("vault")  # its served-branch checks are above
+        found += [
+            f"vault {v.name}: {v.problem}."
+            for v in self.vaults
+            if v.problem and not (checked and Path(v.path) == Path(checked) and v.exists)
+        ]
         return found
 
     def to_json(self) -> dict[str, Any]:
@@ -105,6 +112,54 @@ def index_check(root: Path) -> Check:
     if health.state == "old":
         return Check("index", "from an older lore (the next recall rebuilds it)", None)
     return Check("index", f"sound ({health.notes} notes)", True)
+
+
+def served_checks(root: Path) -> list[Check]:
+    """What agents are served from this vault, and what about the checkout needs fixing.
+
+    The reviewed branch and its commit (information; from the ref files, as recall reads
+    them), a problem when the checkout is on another branch, and a problem when the
+    reviewed branch tracks `.lore` (an older lore's folder, inert now).
+    """
+    from lore.vault.local_state import tracked_old_state, untrack_advice
+    from lore.vault.snapshot import UNSETTLED, served_branch
+
+    served = served_branch(root)
+    if served is None:
+        return [Check("served", "the note files (the vault is not a git work tree)", None)]
+    commit = served.commit.removeprefix(UNSETTLED)
+    how = {
+        "remote": "the remote's copy of the reviewed branch, as last fetched",
+        "local": f"no {git.REMOTE} copy of it: the local branch",
+        "head": "no main, master or configured branch: the checkout's HEAD",
+    }[served.source]
+    checks = [Check("served", f"{served.label} at {commit[:12] or 'no commit'} ({how})", None)]
+    tracked = tracked_old_state(root, commit)
+    if tracked:
+        listed = ", ".join(tracked[:3]) + (
+            f" and {len(tracked) - 3} more" if len(tracked) > 3 else ""
+        )
+        checks.append(
+            Check(
+                "old state",
+                f"the reviewed branch {served.label} tracks .lore/ ({listed}); lore never "
+                "opens or writes it",
+                False,
+                untrack_advice(root, served.label),
+            )
+        )
+    current = git.current_branch(root)
+    if served.source != "head" and current != served.branch:
+        where = f"on {current}" if current else "on no branch (HEAD is detached)"
+        checks.append(
+            Check(
+                "checkout",
+                f"{where}, not {served.branch}: agents are served {served.label} all the same",
+                False,
+                f"When you are done there: `git -C {root} switch {served.branch}`.",
+            )
+        )
+    return checks
 
 
 def _unwritable(folder: Path) -> str:
@@ -218,9 +273,11 @@ def diagnose(*, vault_flag: str | None = None, network: bool = True) -> DoctorRe
     try:
         location = one_vault(vault_flag)
         report.paths["vault"] = str(location.root)
+        report.paths["state"] = str(state_dir(location.root))
         report.paths["index"] = str(index_path(location.root))
         checks.append(Check("vault", f"{location.name} at {location.root} (from {location.how})"))
         checks.append(index_check(location.root))
+        checks.extend(served_checks(location.root))
     except LoreError as exc:
         report.paths["vault"] = None
         checks.append(Check("vault", exc.message, False, exc.fix))

@@ -115,6 +115,8 @@ SETTINGS: tuple[Setting, ...] = (
     # The drafts inbox (`lore drafts`, docs/agents/drafts.md): a draft older than this is
     # moved out of the inbox, once, with a notice; the user config's [drafts] wins.
     Setting("drafts", "max_age_days", 30, COUNT, low=1, high=3650),
+    # What is served (lore.vault.snapshot): "" is the remote's default branch.
+    Setting("vault", "reviewed_branch", "", TEXT),
 )
 
 

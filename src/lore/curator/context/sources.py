@@ -46,14 +46,13 @@ from lore.curator.finding import WARNING
 from lore.errors import UsageError
 from lore.note.model import Note
 from lore.note.parse import inspect_note, note_id_from_path
-from lore.paths import NOTES_DIR
+from lore.paths import NOTES_DIR, OLD_STATE_DIR
 from lore.sanitize import sanitize_text
 from lore.taxonomy import TAXONOMY_FILE, parse_taxonomy
 from lore.vault import git
 from lore.vault.settings import SETTINGS_FILE
 
 MAX_SCAN_BYTES = 1024 * 1024  # larger files are not scanned for secrets line by line
-STATE_FOLDER = ".lore"  # where older clients kept machine-local state; never committed
 
 
 def _decode(raw: bytes | None) -> str | None:
@@ -315,7 +314,7 @@ def _is_state_folder(name: str) -> bool:
     """A top-level name a checkout would write as `.lore`: any case, with trailing dots or
     spaces (Windows drops them) or characters some file systems ignore (HFS+)."""
     shown = sanitize_text(unicodedata.normalize("NFC", name)).casefold().rstrip(". ")
-    return shown == STATE_FOLDER
+    return shown == OLD_STATE_DIR
 
 
 def _commit(root: Path, ref: str, flag: str) -> str:
