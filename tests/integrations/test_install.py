@@ -18,7 +18,7 @@ from lore.integrations.install.run import check, install, uninstall
 from tests.integrations.conftest import AGENTS
 
 CONFIGS = Path(__file__).resolve().parent / "fixtures" / "configs"
-LORE = Launcher("lore", ["/opt/lore/bin/lore"], ["lore"])
+LORE = Launcher("lore", ["/opt/lore/bin/lore"])
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -201,7 +201,7 @@ def test_uninstall_keeps_edits_made_after_install(isolated_home: Path) -> None:
 
 def test_installing_over_an_old_lore_command_replaces_it_in_place(isolated_home: Path) -> None:
     seed_home("claude-code", isolated_home)
-    install("claude-code", None, Launcher("lore", ["/old/venv/bin/lore"], ["lore"]))
+    install("claude-code", None, Launcher("lore", ["/old/venv/bin/lore"]))
     changes = install("claude-code", None, LORE)
     assert {c.path.name for c in changes if c.action == "updated"} == {
         "settings.json",
@@ -258,7 +258,7 @@ def test_codex_block_is_added_to_a_file_without_features(isolated_home: Path) ->
     config = isolated_home / ".codex/config.toml"
     config.parent.mkdir(parents=True)
     config.write_text('model = "gpt-5"\n', encoding="utf-8")
-    python = Launcher("python -m lore", [sys.executable, "-m", "lore"], ["lore"])
+    python = Launcher("python -m lore", [sys.executable, "-m", "lore"])
     install("codex", None, python)
     text = config.read_text(encoding="utf-8")
     parsed = tomllib.loads(text)

@@ -25,7 +25,7 @@ from lore.record import Record
 from lore.versioned import versioned
 
 # Removal goes by ownership markers, whatever command lore's entries run.
-ANY_LAUNCHER = Launcher("lore", ["lore"], ["lore"])
+ANY_LAUNCHER = Launcher("lore", ["lore"])
 
 
 class Change(Record):
