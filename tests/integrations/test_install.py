@@ -15,6 +15,7 @@ import pytest
 
 from lore.integrations.install.ownership import Launcher
 from lore.integrations.install.run import check, install, uninstall
+from lore.integrations.install.transaction import InstallError
 from tests.integrations.conftest import AGENTS
 
 CONFIGS = Path(__file__).resolve().parent / "fixtures" / "configs"
@@ -235,10 +236,12 @@ def test_unparsable_files_are_not_touched(isolated_home: Path) -> None:
     settings.parent.mkdir(parents=True)
     jsonc = b'{\n  // my settings\n  "ui": {"theme": "GitHub"}\n}\n'
     settings.write_bytes(jsonc)
-    changes = install("gemini-cli", None, LORE)
-    assert [c.action for c in changes if c.path == settings] == ["failed"]
-    assert "not plain JSON" in next(c.detail for c in changes if c.path == settings)
+    with pytest.raises(InstallError, match=r"not plain JSON.*Nothing was changed"):
+        install("gemini-cli", None, LORE)
     assert settings.read_bytes() == jsonc
+    assert not (isolated_home / ".gemini/skills").exists()  # nothing half installed
+    dry = install("gemini-cli", None, LORE, dry_run=True)
+    assert [c.action for c in dry if c.path == settings] == ["failed"]
 
 
 def test_codex_respects_a_decided_hooks_flag(isolated_home: Path) -> None:
@@ -264,7 +267,7 @@ def test_codex_block_is_added_to_a_file_without_features(isolated_home: Path) ->
     parsed = tomllib.loads(text)
     assert parsed["features"] == {"hooks": True}
     assert parsed["mcp_servers"]["lore"]["args"] == ["-m", "lore", "mcp"]
-    assert "# >>> lore" in text and "# <<< lore <<<" in text
+    assert text.count("# lore install") == 2  # the flag line and the server table
     assert install("codex", None, python)[0].action == "unchanged"
     uninstall("codex", None)
     assert config.read_text(encoding="utf-8") == 'model = "gpt-5"\n'
