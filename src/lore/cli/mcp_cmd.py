@@ -9,10 +9,12 @@ from lore.errors import UsageError
 
 EPILOG = """\
 tools:
-  recall(query, repo?, limit?)   ranked recall, as `lore recall --json` (read-only)
+  recall(query, repo?, type?, tag?, include_inactive?, limit?)
+                                 ranked recall, as `lore recall --json` (read-only)
   get_note(id)                   one note in full, sanitized, with its vault commit (read-only)
   remember(title, type, tags, what, …)
                                  propose a note as a pull request, as `lore remember`
+                                 (a note the curator blocked is an error result)
   list_proposals()               open proposals and their curator status (read-only)
 
 An agent starts this command itself; `lore install AGENT` writes the entry. It speaks
