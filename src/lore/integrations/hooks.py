@@ -92,12 +92,19 @@ def _session_end(event: HookEvent) -> bytes | None:
         return None
     from lore.integrations.nudge import end_of_turn
 
-    refs = hook_vaults()
-    view = open_view(refs[0].root) if refs else None
-    try:
-        text = end_of_turn(event, view)
-    finally:
+    opened: list[IndexView] = []
+
+    def served_view() -> IndexView | None:
+        refs = hook_vaults()
+        view = open_view(refs[0].root) if refs else None
         if view is not None:
+            opened.append(view)
+        return view
+
+    try:
+        text = end_of_turn(event, served_view)
+    finally:
+        for view in opened:
             view.close()
     return render_output(event.agent, event.event, text)
 

@@ -35,6 +35,8 @@ from lore.integrations.session_state import SessionState, load_state, save_state
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from lore.integrations.agents import WorkMarkers
     from lore.integrations.events import HookEvent
     from lore.integrations.hook_index import IndexView
@@ -74,12 +76,16 @@ def switched_on(view: IndexView | None) -> bool:
     return user_hook_switches().get(SETTING, True) is not False
 
 
-def end_of_turn(event: HookEvent, view: IndexView | None) -> str:
-    """The nudge for this end of turn, or "" (the answer to almost every turn)."""
+def end_of_turn(event: HookEvent, served_view: Callable[[], IndexView | None]) -> str:
+    """The nudge for this end of turn, or "" (the answer to almost every turn).
+
+    `served_view` opens the first vault's index; it is called only for a session that
+    has not been asked yet, and the caller closes what it returned.
+    """
     if event.continued:  # this turn was forced by an end-of-turn hook: never loop
         return ""
     state = load_state(event.agent, event.session_id)
-    if state is None or state.nudged or not switched_on(view):
+    if state is None or state.nudged or not switched_on(served_view()):
         return ""
     state.turns += 1
     count_work(state, event.transcript, AGENTS[event.agent].work)
