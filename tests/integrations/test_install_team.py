@@ -96,6 +96,15 @@ def test_project_files_hold_no_path_of_this_machine(
     assert all(row.state == "installed" for row in check(agent, project, launcher))
 
 
+def test_the_finder_survives_the_agents_own_variable_expansion() -> None:
+    """Gemini CLI resolves `$NAME`, `${NAME}` and `${NAME:-default}` in settings.json with
+    the environment it then runs the hook in (packages/cli/src/utils/envVarResolver.ts in
+    google-gemini/gemini-cli), and Claude Code resolves `${NAME}` and `${NAME:-default}`
+    in .mcp.json: a nested `${A:-${B}}` came out wrong in Gemini CLI 0.61
+    (docs/agents/verified.md). The finder uses plain `$NAME` only."""
+    assert "${" not in FIND_LORE and "$(command -v lore)" in FIND_LORE
+
+
 def test_project_mcp_entries_run_the_finder(lore_bin: Path, project: Path) -> None:
     launcher = current_launcher()
     for agent in AGENTS:

@@ -66,13 +66,20 @@ def current_launcher() -> Launcher:
 
 # Where the GitHub CLI keeps an extension on Linux and macOS: its data folder
 # ($GH_DATA_DIR, else $XDG_DATA_HOME/gh, else ~/.local/share/gh), in extensions/gh-NAME/.
-# The shim there is run directly, without gh's own start-up.
-GH_EXTENSION_SHIM = (
-    '"${GH_DATA_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/gh}/extensions/gh-lore/gh-lore"'
+# The shim there is run directly, without gh's own start-up. Only plain `$NAME` forms:
+# Gemini CLI resolves `$NAME`, `${NAME}` and `${NAME:-default}` in its settings (a
+# nested default comes out wrong) and Claude Code `${NAME}` in .mcp.json, each to the
+# value the shell would see anyway. (An unset $GH_DATA_DIR probes /extensions/…, which
+# holds no shim.)
+GH_EXTENSION_SHIMS = (
+    '"$GH_DATA_DIR/extensions/gh-lore/gh-lore"',
+    '"$XDG_DATA_HOME/gh/extensions/gh-lore/gh-lore"',
+    '"$HOME/.local/share/gh/extensions/gh-lore/gh-lore"',
 )
 FIND_LORE = (
-    f'for lore in "$(command -v lore)" {GH_EXTENSION_SHIM}; '
-    'do [ -x "$lore" ] && break; lore=; done; [ -n "$lore" ] || exit 0; '
+    f'for lore in "$(command -v lore)" {" ".join(GH_EXTENSION_SHIMS)}; '
+    'do [ -x "$lore" ] && break; lore=; done; '
+    '[ -n "$lore" ] || exit 0; '
 )
 
 
