@@ -347,3 +347,15 @@ def test_a_blocked_remember_is_an_error_result_that_offers_no_force(
     text = result.content[0].text
     assert "nothing was proposed" in text and "call remember again" in text
     assert "--force" not in text and "--force" not in json.dumps(data)
+
+
+def test_without_the_sdk_lore_mcp_says_how_to_get_it() -> None:
+    import subprocess
+
+    code = (
+        "import sys; sys.modules['mcp'] = None\n"  # as if the [mcp] extra were not installed
+        "from lore.cli.main import main\nraise SystemExit(main(['mcp']))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2
+    assert "needs the `mcp` package" in run.stderr and "Traceback" not in run.stderr

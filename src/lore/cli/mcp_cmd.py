@@ -39,6 +39,8 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
+        import mcp.server.lowlevel  # noqa: F401 - the SDK, which serve() imports anyway
+
         from lore.integrations.mcp_server import serve
     except ImportError as exc:
         raise UsageError(
