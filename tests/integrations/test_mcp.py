@@ -253,6 +253,10 @@ def test_tool_logic_without_transport(team_vault: Vault, work_repo: Path) -> Non
     )
     with pytest.raises(ToolFailure, match="id must be a note id"):
         tools.call("get_note", {"id": "x" * 500})
+    elsewhere = work_repo.parent / "a-folder-the-taxonomy-does-not-name"
+    elsewhere.mkdir()
+    found = VaultTools(None, elsewhere).call("recall", {"query": "pgbouncer pooling"})
+    assert found["results"]  # a repository only guessed from the folder is not checked
     lost = VaultTools(str(work_repo / "nowhere"), work_repo)
     with pytest.raises(ToolFailure, match="does not exist"):
         lost.call("recall", {"query": "anything"})

@@ -120,6 +120,7 @@ class VaultTools:
         if not text:
             raise ToolFailure("The query is empty: say what to look for, e.g. 'postgres timeouts'.")
         vaults = self._vaults()
+        named = repo  # checked against the taxonomy only when the caller named it
         if repo is None:
             from lore.vault.git import current_repo_name
 
@@ -133,8 +134,8 @@ class VaultTools:
             include_inactive=include_inactive,
         )
         try:
-            if request.types or (repo and request.repo):
-                check_filters(vaults, request.types, request.repo if repo else None)
+            if request.types or named:
+                check_filters(vaults, request.types, request.repo if named else None)
             result = recall_many(vaults, request)
         except LoreError as exc:
             raise ToolFailure(_tool_words(exc.message)) from None
