@@ -152,9 +152,15 @@ def _prompt_context(views: list[tuple[VaultRef, IndexView]], prompt: str, repo: 
     return ""
 
 
-def _refresh_index(root: Path, *, rebuild: bool = False) -> None:
-    from lore.integrations.launcher import launch_once
+def launch_once(name: str, argv: list[str], *, interval_s: float, timeout_s: float) -> bool:
+    """`lore.integrations.launcher.launch_once`, imported when a job is started (it brings
+    `subprocess`, which the session-end hook does not need)."""
+    from lore.integrations.launcher import launch_once as start
 
+    return start(name, argv, interval_s=interval_s, timeout_s=timeout_s)
+
+
+def _refresh_index(root: Path, *, rebuild: bool = False) -> None:
     key = hashlib.sha256(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:16]
     command = [sys.executable, "-m", "lore", "index", "--vault", str(root), "--json"]
     if rebuild:
@@ -170,8 +176,6 @@ def _refresh_index(root: Path, *, rebuild: bool = False) -> None:
 def _start_sync(command: list[str] | None, views: list[tuple[VaultRef, IndexView]]) -> None:
     if not command:
         return
-    from lore.integrations.launcher import launch_once
-
     section = views[0][1].hooks() if views else section_values({}, "hooks")
     launch_once(
         "sync",
