@@ -10,7 +10,8 @@ the runs alternate between the two versions (A B A B). It also times `python -c 
 and `python -c "import mcp"` (every import of the SDK runs its package's `__init__`,
 which imports the client, both protocol revisions' models and the HTTP transports), and
 splits the SDK's import with `python -X importtime` into what a stdio server uses and
-what it does not. Medians go to bench/results/mcp.json and a table on stdout.
+what it does not. Medians go to bench/results/mcp.json and a table on stdout, with the
+CPU time each whole session used (steadier than wall time on a busy machine).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -74,6 +76,7 @@ def answer(process: subprocess.Popen[bytes], wanted: int) -> dict[str, Any]:
 
 
 def one_session(command: list[str], env: dict[str, str], cwd: Path) -> dict[str, float]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     process = subprocess.Popen(
         command,
@@ -99,10 +102,13 @@ def one_session(command: list[str], env: dict[str, str], cwd: Path) -> dict[str,
         if process.stdin:
             process.stdin.close()
         process.wait(timeout=30)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return {
         "initialize": initialized - started,
         "tools_list": listed - started,
         "first_recall": recalled - started,
+        # CPU time (user + system) of the whole session: steadier than wall time when busy
+        "session_cpu": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
     }
 
 
@@ -182,7 +188,8 @@ def main() -> None:
             row[f"{key}_ms"] = round(median_ms(values), 1)
         rows.append(row)
     split = sdk_import_split()
-    save_result("mcp", {"rows": rows, "import_mcp_split": split})
+    load = round(os.getloadavg()[0], 1)
+    save_result("mcp", {"rows": rows, "import_mcp_split": split, "load_average": load})
     print_table(rows, list(rows[0]))
     print(json.dumps(split))
 
