@@ -3,6 +3,7 @@
     python bench/bench_hooks.py                          # 10k notes, 20 runs each
     python bench/bench_hooks.py --sizes 1000 10000 --runs 30
     python bench/bench_hooks.py --workdir /tmp/lore-bench   # reuse generated vaults
+    python bench/bench_hooks.py --session-end-only          # the nudge alone (below)
 
 For each size it generates a synthetic vault (bench/synth.py) with prompt recall
 turned on in its lore.toml, builds the index, and measures with medians:
@@ -19,7 +20,9 @@ turned on in its lore.toml, builds the index, and measures with medians:
   a hook process: its median less `python -c pass`'s, measured in the same loop
   (`session_end_added_cpu_ms`: the same in CPU time, steadier on a busy machine).
 The target is under 150 ms per hook process at 10k notes, and under 50 ms added by the
-nudge. Results go to
+nudge. `--session-end-only` measures the nudge alone, with a cached `session-start` in
+the same loop for a ratio that a busy machine does not move much, and writes
+bench/results/hooks-session-end-<size>.json. Results go to
 bench/results/hooks-<size>.json and a table on stdout.
 """
 
@@ -150,6 +153,35 @@ def bench_size(size: int, workdir: Path, runs: int) -> dict[str, Any]:
     }
 
 
+def bench_session_end_only(size: int, workdir: Path, runs: int) -> dict[str, Any]:
+    """The nudge, next to a cached session start measured in the same loop."""
+    vault = prepare(size, workdir)
+    checkout = workdir / "checkout"
+    if not (checkout / ".git").exists():
+        checkout.mkdir(parents=True, exist_ok=True)
+        git(checkout, "init", "-q")
+    state = Path(tempfile.mkdtemp(prefix="lore-bench-home-"))
+    env = {**os.environ, "LORE_VAULT": str(vault), "LORE_HOME": str(state)}
+    start = [*lore_command(), "hook", "session-start", "--agent", "claude-code"]
+    start_payload = json.dumps({"session_id": "s", "cwd": str(checkout)}).encode()
+    timed(start, start_payload, env)
+    starts, starts_cpu = [], []
+    ends = bench_session_end(checkout, env, state, runs)
+    for _ in range(runs):
+        seconds, cpu, _ = cpu_timed(start, start_payload, env)
+        starts.append(seconds)
+        starts_cpu.append(cpu)
+    return {
+        "notes": size,
+        "runs": runs,
+        **ends,
+        "session_start_ms": ms(starts),
+        "session_start_cpu_ms": ms(starts_cpu),
+        "asked_over_session_start": round(ends["session_end_asked_ms"] / ms(starts), 2),
+        "load_average": round(os.getloadavg()[0], 1),
+    }
+
+
 def bench_session_end(
     checkout: Path, env: dict[str, str], state: Path, runs: int
 ) -> dict[str, float]:
@@ -208,10 +240,20 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10000])
     parser.add_argument("--runs", type=int, default=20, help="runs per measurement (>= 10)")
     parser.add_argument("--workdir", type=Path, help="where vaults are generated (kept)")
+    parser.add_argument(
+        "--session-end-only", action="store_true", help="measure only the session-end nudge"
+    )
     args = parser.parse_args()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="lore-bench-"))
     workdir.mkdir(parents=True, exist_ok=True)
     rows = []
+    if args.session_end_only:
+        for size in args.sizes:
+            row = bench_session_end_only(size, workdir, max(10, args.runs))
+            save_result(f"hooks-session-end-{size}", row)
+            rows.append(row)
+        print_table(rows, list(rows[0]))
+        return
     for size in args.sizes:
         print(f"{size} notes…", flush=True)
         row = bench_size(size, workdir, max(10, args.runs))
