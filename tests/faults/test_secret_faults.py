@@ -211,10 +211,13 @@ def test_a_secret_by_every_input_path_is_never_written(
         draft.write_text(note, encoding="utf-8")
         code, printed = remember(checkout, "--from-file", str(draft), "--yes", capsys=capsys)
     else:
-        from lore.integrations.mcp_server import VaultTools
+        from lore.integrations.mcp_server import ToolFailure, VaultTools
 
-        answer = VaultTools(str(checkout), checkout).remember(**fields)  # type: ignore[arg-type]
-        code, printed = (1 if answer["status"] == "blocked" else 0), json.dumps(answer)
+        try:  # a blocked note is an error result, with its structured answer attached
+            answer = VaultTools(str(checkout), checkout).call("remember", fields)
+        except ToolFailure as failure:
+            answer = {**(failure.data or {}), "text": str(failure)}
+        code, printed = (1 if answer.get("status") == "blocked" else 0), json.dumps(answer)
     assert code == 1, printed
     assert secret.lower() not in printed.lower()
     assert files_containing(checkout, secret) == []

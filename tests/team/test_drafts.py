@@ -574,9 +574,10 @@ def test_mcp_remember_with_draft_true(
     meta = json.loads((inbox(checkout) / f"{RETRIES}.json").read_text())
     assert meta["origin"] == "mcp" and meta["agent"] == "mcp"
     refused = out["secret"].structured_content
+    assert out["secret"].is_error  # refused, as a blocked proposal is
     assert refused["status"] == "refused" and "secret/" in refused["findings"][0]["rule"]
     assert SECRET not in json.dumps(refused)
-    assert out["string"].is_error and "valid boolean" in out["string"].content[0].text
+    assert out["string"].is_error and "draft" in out["string"].content[0].text
     assert sorted(p.name for p in inbox(checkout).glob("*.md")) == [f"{RETRIES}.md"]
     assert not any(SECRET in p.read_text() for p in inbox(checkout).iterdir() if p.is_file())
     # A draft is never a proposal: no branch, no push, no pull request.

@@ -75,6 +75,7 @@ SETTINGS: tuple[Setting, ...] = (
     # Agent hooks (docs/agents/index.md): what `lore hook` injects and what it starts.
     Setting("hooks", "session_start", True, BOOL),
     Setting("hooks", "prompt", False, BOOL),
+    Setting("hooks", "session_end", True, BOOL),
     Setting("hooks", "prompt_min_score", 10.0, NUMBER, low=0, high=1e6),
     Setting("hooks", "prompt_max_notes", 3, COUNT, low=1, high=3),
     Setting("hooks", "prompt_snippet_chars", 240, COUNT, low=60, high=600),
