@@ -34,6 +34,7 @@ status says rejected or declined are left out: they are not decisions a team hol
 from __future__ import annotations
 
 import argparse
+import datetime
 import hashlib
 import json
 import os
@@ -123,7 +124,9 @@ class Adr:
 _FRONTMATTER = re.compile(r"\A---\n(.*?)\n---\n", re.DOTALL)
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$", re.MULTILINE)
 _NUMBERING = re.compile(
-    r"^(?:(?:ADR|AD)[-_ ]?\d+[a-z]?\s*[:.\-–—]?\s*|\d+[a-z]?\.\s*|n\.\s*)", re.IGNORECASE
+    r"^(?:architecture decision record\s*[:\-–—]\s*)?"
+    r"(?:(?:ADR|AD)[-_ ]?\d+[a-z]?\s*[:.\-–—]?\s*|\d+[a-z]?\.?\s+|n\.\s*)?",
+    re.IGNORECASE,
 )
 _DATE = re.compile(r"\b(20\d\d|19\d\d)[-/](\d\d)[-/](\d\d)\b")
 _LATER_STATUS = re.compile(
@@ -157,6 +160,14 @@ def number_of(file: str) -> int:
     return int(found.group()) if found else 10**6
 
 
+def _real_date(year: str, month: str, day: str) -> bool:
+    try:
+        datetime.date(int(year), int(month), int(day))
+    except ValueError:
+        return False
+    return True
+
+
 def parse_adr(file: str, text: str) -> Adr:
     text = text.replace("\r\n", "\n")
     meta: dict[str, str] = {}
@@ -184,7 +195,7 @@ def parse_adr(file: str, text: str) -> Adr:
     if found and not status:
         status = found[1].strip()
     head = "\n".join([meta.get("date", ""), preamble, *(b for h, b in sections[:2])])[:3000]
-    date = _DATE.search(head)
+    date = next((d for d in _DATE.finditer(head) if _real_date(*d.groups())), None)
     return Adr(
         file=file,
         number=number_of(file),
@@ -337,6 +348,7 @@ class Proposal:
     judgement: list[dict[str, Any]] = field(default_factory=list)  # rule, names
     similar: list[str] = field(default_factory=list)
     lint: list[str] = field(default_factory=list)
+    said: list[str] = field(default_factory=list)  # the findings' words: shown, never stored
 
 
 def propose_all(
@@ -380,6 +392,7 @@ def propose_all(
                     text = f"{finding.message} {finding.suggestion or ''}"
                     names = sorted({m for m in _ID.findall(text) if m in known})
                     proposal.judgement.append({"rule": finding.rule, "names": names})
+                    proposal.said.append(f"{finding.rule}: {finding.sentences()}")
                 elif finding.rule in LINT:
                     proposal.lint.append(finding.rule)
             proposal.similar = [note.id for note in result.similar.get(f"notes/{nid}.md", [])]
@@ -470,6 +483,7 @@ def score(
         "pairs": rows,
         "negatives": negatives,
         "alarms": [{"repo": p.repo, "file": p.file, "findings": p.judgement} for p in alarms],
+        "said": {f"{p.repo} {p.file}": p.said for p in proposals if p.said},
     }
 
 
@@ -508,7 +522,7 @@ def evaluate(mirrors: Path, splits: Iterable[str], only: str | None = None) -> d
     }
 
 
-def _print(results: dict[str, Any], show: bool) -> None:
+def _print(results: dict[str, Any], show: str | None) -> None:
     for name, why in results["missing"].items():
         print(f"skipped {name}: {why}")
     print(
@@ -539,6 +553,9 @@ def _print(results: dict[str, Any], show: bool) -> None:
             )
         for alarm in s["alarms"]:
             print(f"  !! {alarm['repo']} {alarm['file']}: {alarm['findings']}")
+            if show == "words":
+                for said in s["said"].get(f"{alarm['repo']} {alarm['file']}", []):
+                    print(f"       {said[:400]}")
 
 
 def main() -> None:
@@ -546,7 +563,13 @@ def main() -> None:
     parser.add_argument("--mirrors", type=Path, required=True, help="folder of the snapshots")
     parser.add_argument("--split", choices=("tune", "held-out"), help="one half only")
     parser.add_argument("--repo", help="one repository only (owner/name)")
-    parser.add_argument("--show", action="store_true", help="every pair and false alarm")
+    parser.add_argument(
+        "--show",
+        nargs="?",
+        const="pairs",
+        choices=("pairs", "words"),
+        help="every pair and false alarm ('words': with what the curator said)",
+    )
     parser.add_argument("--record", metavar="NAME", help="store the figures in results.json")
     args = parser.parse_args()
     if not args.mirrors.is_dir():
@@ -557,6 +580,8 @@ def main() -> None:
     if args.record:
         stored = json.loads(RESULTS.read_text(encoding="utf-8")) if RESULTS.exists() else {}
         stored.setdefault("version", 1)
+        for figures in results["summary"].values():
+            figures.pop("said", None)  # it quotes the ADRs: never committed
         stored.setdefault("runs", {})[args.record] = results
         RESULTS.write_text(json.dumps(stored, indent=1) + "\n", encoding="utf-8")
 

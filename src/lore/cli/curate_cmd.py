@@ -84,6 +84,7 @@ def _vault_root(flag: str | None) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
+    from lore.curator.report.similar import SHOWN
     from lore.curator.run import curate
 
     if args.head is not None and args.base is None:
@@ -96,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
         paths=args.paths,
         all_notes=args.all_notes,
         semantic=args.semantic,
+        similar=0 if args.all_notes else SHOWN,  # "does this replace one of these?"
     )
     if result.notices:
         from lore.cli.output import notice

@@ -30,6 +30,7 @@ from lore.curator.context.corpus import MAX_CANDIDATES, Entry, related, title_ke
 from lore.curator.context.model import CuratorContext, IndexView, NoteView, view_of_note
 from lore.curator.judgement.claims import Claims, claims
 from lore.curator.judgement.notes import what_of
+from lore.curator.judgement.replacement import number_of
 from lore.curator.judgement.terms import Idf, idf_from_counts, is_content, stem, tokens, weights
 from lore.index import queries
 
@@ -224,6 +225,16 @@ class IndexCorpus:
             return None
         other = self.entries[first].view.id
         return None if other in view.supersedes else other
+
+    def find(self, index: int, ids: Iterable[str], numbers: Iterable[int]) -> list[int]:
+        view = self.entries[index].view
+        wanted = set(numbers)
+        rowids = set(queries.rowids_of_ids(self.conn, ids).values())
+        if wanted:
+            rowids |= {r for nid, r in queries.numbered_ids(self.conn) if number_of(nid) in wanted}
+        found = self._entries_for(rowids - self._after(index))
+        chosen = [i for i in found.values() if not related(view, self.entries[i].view)]
+        return self._judged(sorted(chosen, key=lambda i: self._order[i]))
 
     def _first(self, rowids: list[int], accept: Callable[[int], bool]) -> int | None:
         """The first of these notes (the vault's by id, then the review's) that `accept`s."""

@@ -16,6 +16,7 @@ import secrets
 from typing import Any
 
 from lore.curator.finding import ERROR, WARNING, Finding
+from lore.curator.report.similar import asks_replacement
 from lore.curator.run import CurateResult
 from lore.sanitize import sanitize_field
 from lore.versioned import versioned
@@ -27,17 +28,21 @@ MAX_COMMENT_CHARS = 60000  # GitHub rejects comments over 65,536 characters
 
 
 def to_json(result: CurateResult) -> dict[str, Any]:
-    """The contract of DESIGN.md section 3, plus a summary."""
-    return versioned(
-        {
-            "findings": [finding.to_json() for finding in result.findings],
-            "summary": {
-                "errors": result.errors,
-                "warnings": result.warnings,
-                "checked": len(result.checked),
-            },
+    """The contract of DESIGN.md section 3, plus a summary (and, when they were gathered,
+    each note's most alike active notes: `similar`)."""
+    data: dict[str, Any] = {
+        "findings": [finding.to_json() for finding in result.findings],
+        "summary": {
+            "errors": result.errors,
+            "warnings": result.warnings,
+            "checked": len(result.checked),
+        },
+    }
+    if result.similar:
+        data["similar"] = {
+            path: [note.to_json() for note in notes] for path, notes in result.similar.items()
         }
-    )
+    return versioned(data)
 
 
 # ---- GitHub workflow commands ----
@@ -137,6 +142,23 @@ def _table(findings: list[Finding]) -> list[str]:
     return rows
 
 
+def similar_section(result: CurateResult) -> list[str]:
+    """For each note the curator flags no replacement or duplicate of: its most alike
+    active notes, asked about (`lore.curator.report.similar`)."""
+    lines: list[str] = []
+    for path, similar in result.similar.items():
+        if not similar or not asks_replacement(result.findings, path):
+            continue
+        lines += [f"**Does {md_escape(path, 200)} replace one of these?**", ""]
+        for note in similar:
+            lines.append(
+                f"- {md_escape(note.id, 200)} — {md_escape(note.title, 200)} "
+                f"({note.score:.0%} alike)"
+            )
+        lines += ["", "If it does, list it in `supersedes:`.", ""]
+    return lines
+
+
 def to_markdown(result: CurateResult, *, previews: bool = True) -> str:
     """A PR comment: the verdict, a table of findings, and what an agent will see."""
     if result.errors:
@@ -153,6 +175,7 @@ def to_markdown(result: CurateResult, *, previews: bool = True) -> str:
             *_table(result.findings),
             "",
         ]
+    parts += similar_section(result)
     used = sum(len(part) + 1 for part in parts)
     if previews:
         for path, full in result.previews.items():
