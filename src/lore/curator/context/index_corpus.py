@@ -4,7 +4,8 @@ Only the notes under review are analysed up front. For each of them the index is
 asked (`lore.index.queries`):
 
 - candidates: the note's title and `## What` (their content words, the rarest first,
-  without words in more than a tenth of the vault) as an OR query ranked by BM25, with
+  without words in more than a tenth of the vault or in no other note) as an OR query
+  ranked by BM25, with
   its `files_touched` paths as phrases; the best `RERANK` times `limit` are read, a
   shared tag or the same repository adds a little, and the best eligible ones are
   judged. Ties go to the lower note id, so every index of the same notes answers
@@ -175,7 +176,9 @@ class IndexCorpus:
         return hits
 
     def _query_words(self, text: str) -> list[str]:
-        """A word for each of the text's heaviest content terms that is not too common."""
+        """A word for each of the text's heaviest content terms that is not too common, nor
+        so rare that only the note itself has it (the index holds the notes under review:
+        a long note's rarest words would otherwise find nothing but the note)."""
         by_term: dict[str, str] = {}
         for token in tokens(text):
             if is_content(token):
@@ -185,7 +188,7 @@ class IndexCorpus:
         table = weights(self.idf)
         terms = heapq.nlargest(
             QUERY_TERMS,
-            (term for term in by_term if self.frequencies[term] <= common),
+            (term for term in by_term if 1 < self.frequencies[term] <= common),
             key=lambda term: (table(term), term),
         )
         return [by_term[term] for term in terms]

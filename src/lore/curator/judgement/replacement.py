@@ -11,11 +11,11 @@ A note's *cues* are its sentences (title first) that say something is being repl
 - it names its number: "ADR 15", "ADRs 60 and 61", "ADR-0002" against the leading
   number of the other note's topic (`adr-015-…`, `0002-…`), as imported ADRs are named
   (`number`);
-- it names what the other note is about: the words around its cue words (`BEFORE` and
-  `AFTER`: "X is deprecated", "instead of X") hold at least `TITLE_COVER` of the weight
-  of the other note's title terms, a salient one among them, and the whole notes are
-  alike (`similarity.whole_note` at least `SUBJECT_FLOOR`, or `HISTORY_FLOOR` for the
-  weak cues) (`subject`);
+- it names what the other note is about: the other note's title holds `OBJECT_COVER`
+  of the weight of what the sentence says is replaced (the words right after the cue
+  word, up to a stop, and before it for "X is deprecated", "X in favour of Y"), and the
+  whole notes are alike (`similarity.whole_note` at least `SUBJECT_FLOOR`, or
+  `HISTORY_FLOOR` for the weak cues) (`subject`);
 - or it says `supersede` and names nothing ("this supersedes all prior decisions
   regarding UEI"): then a note that is alike (`UNNAMED_FLOOR`) and shares a salient word
   with the sentence (`unnamed`; the rule keeps the closest few).
@@ -97,7 +97,9 @@ _NOT_OBJECT = frozenset(
 )
 MAX_CUES = 50  # of a note: a note is meant to hold one idea
 
-TITLE_COVER = 0.5  # of the other note's title weight, named in the sentence
+OBJECT_COVER = 0.6  # of what a sentence replaces, found in the other note's title
+_PASSIVE = re.compile(r"(?:ed|ion|ions)$|favou?r of$|longer$", re.IGNORECASE)
+_FAVOUR = re.compile(r"favou?r of$", re.IGNORECASE)
 SUBJECT_FLOOR = 0.12  # whole-note likeness a cue naming a note's subject needs
 HISTORY_FLOOR = 0.2  # ...when the cue is a weak one ("previously", "any more")
 UNNAMED_FLOOR = 0.15  # ...for "this supersedes ..." naming nothing
@@ -219,7 +221,11 @@ def _windows(sentence: str) -> tuple[str, str, str] | None:
         start = before[0].start() if before else match.start()
         end = after[-1].end() if after else match.end()
         spans.append(sentence[start:end])
-        objects.append(_OBJECT_END.split(sentence[match.end() :], maxsplit=1)[0][:OBJECT_CHARS])
+        if not _FAVOUR.search(match.group()):  # "X in favour of Y": Y is the new thing
+            after_text = sentence[match.end() :]
+            objects.append(_OBJECT_END.split(after_text, maxsplit=1)[0][:OBJECT_CHARS])
+        if _PASSIVE.search(match.group()):  # "X is deprecated", "X in favour of Y"
+            objects.append(_OBJECT_END.split(sentence[: match.start()])[-1][-OBJECT_CHARS:])
     if not kinds:
         return None
     return max(kinds, key=_STRENGTH.__getitem__), "\n".join(spans), "\n".join(objects)
@@ -296,6 +302,14 @@ def _restates(cue: Cue, their_cues: tuple[Cue, ...], idf: Idf) -> bool:
     )
 
 
+def _names_subject(cue: Cue, theirs: Profile, idf: Idf) -> bool:
+    """What the cue says is replaced lies mostly in the other note's title ("instead of
+    Notify" against "Use GOV.UK Notify"): a long object that merely mentions the title's
+    word ("instead of writing the verbose configuration data" against "Configuration")
+    names something else."""
+    return _covered(theirs.title, cue.objects, idf) >= OBJECT_COVER
+
+
 def replacement(  # noqa: PLR0917 - both notes' cues and profiles, their likeness, the weights
     found: tuple[Cue, ...],
     theirs: Profile,
@@ -317,7 +331,7 @@ def replacement(  # noqa: PLR0917 - both notes' cues and profiles, their likenes
         if best is not None:
             continue
         floor = HISTORY_FLOOR if cue.kind == HISTORY else SUBJECT_FLOOR
-        if similarity >= floor and _covered(cue.terms, theirs.title, idf) >= TITLE_COVER:
+        if similarity >= floor and _names_subject(cue, theirs, idf):
             best = Replacement(theirs.id, "subject", cue, similarity)
     if best is not None:
         return best

@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from lore.curator.context.candidates import corpus_of
-from lore.curator.context.corpus import MAX_CANDIDATES
 from lore.curator.context.model import CuratorContext
 from lore.curator.finding import Finding
 from lore.curator.judgement.verdict import CONTRADICTION, DUPLICATE, REPLACEMENT
@@ -116,7 +115,7 @@ def similar_notes(context: CuratorContext, limit: int) -> dict[str, list[Similar
             return not theirs.reviewed and theirs.view.id not in inactive
 
         replaced = {o: r for o, r in pairs.replacements(index, active) if eligible(o)}
-        chosen = [*corpus.candidates(index, eligible, MAX_CANDIDATES), *replaced]
+        chosen = [*pairs.candidates(index, eligible), *replaced]
         shown = []
         for other in dict.fromkeys(chosen):
             theirs = corpus.entries[other]

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from lore.curator.context.candidates import Entry, NoteCorpus, candidates, corpus_of
+from lore.curator.context.candidates import Entry, NoteCorpus, corpus_of
 from lore.curator.context.model import CuratorContext
 from lore.curator.finding import WARNING, Finding
 from lore.curator.judgement.claims import Conflict
@@ -70,7 +70,7 @@ def _check_note(
 ) -> list[Finding]:
     entry = corpus.entries[index]
     findings: list[Finding] = []
-    for other in candidates(corpus, index, eligible):
+    for other in pairs.candidates(index, eligible):
         verdict = pairs.verdict(index, other)
         if verdict.kind != CONTRADICTION or verdict.conflict is None:
             continue

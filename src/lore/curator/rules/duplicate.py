@@ -20,7 +20,7 @@ newer note. Which notes are judged is `lore.curator.context.candidates`' decisio
 
 from __future__ import annotations
 
-from lore.curator.context.candidates import candidates, corpus_of
+from lore.curator.context.candidates import corpus_of
 from lore.curator.context.corpus import NoteCorpus, title_key, words_of
 from lore.curator.context.model import CuratorContext
 from lore.curator.finding import ERROR, WARNING, Finding
@@ -71,7 +71,7 @@ def _check_note(context: CuratorContext, corpus: NoteCorpus, index: int) -> list
         )
     pairs = pairs_of(context)
     near = 0
-    for other in candidates(corpus, index, lambda candidate: True):
+    for other in pairs.candidates(index, lambda candidate: True):
         if other == copy or not corpus.entries[other].view.body.strip():
             continue
         verdict = pairs.verdict(index, other)

@@ -59,6 +59,11 @@ _CHAR_KINDS = frozenset(
     {"control-character", "tag-character", "bidi-control", "zero-width", "format-character"}
 )
 FIX = "Remove it; lore strips it before an agent sees the note, so it can only mislead."
+# Text that only looks like a tag (`v<N>:`, `List<String>`) is meant to be read: say how.
+_FIXES = {
+    "raw-html": "If it is text, such as a placeholder like `v<N>:`, wrap it in backticks; "
+    "if it is markup, remove it: lore strips it before an agent sees the note.",
+}
 
 _ROLE_TAG = re.compile(
     r"</?\s*(?:system|assistant|user|human|memory|memories|instructions?|context|tool_call|"
@@ -136,7 +141,8 @@ def _hazard_findings(view: NoteView, path: str) -> list[Finding]:
         if kind in _CHAR_KINDS and len(group) > 1:
             detail += f", and {len(group) - 1} more on this line"
         message = _MESSAGES[kind].format(detail=quote(detail, 80))
-        findings.append(Finding(f"injection/{kind}", ERROR, path, line, message, FIX))
+        fix = _FIXES.get(kind, FIX)
+        findings.append(Finding(f"injection/{kind}", ERROR, path, line, message, fix))
     for kind, number in per_rule.items():
         if number > MAX_PER_RULE:
             findings.append(
@@ -146,7 +152,7 @@ def _hazard_findings(view: NoteView, path: str) -> list[Finding]:
                     path,
                     None,
                     f"{number - MAX_PER_RULE} more lines have the same problem",
-                    FIX,
+                    _FIXES.get(kind, FIX),
                 )
             )
     return findings

@@ -2,7 +2,8 @@
 
 The duplicate, contradiction and replacement (`lifecycle/may-supersede`) rules and
 `lore review`'s similar notes all judge the same pairs: a note under review against its
-candidates (`lore.curator.context.candidates`). `pairs_of(context)` keeps one `Pairs`
+candidates (`lore.curator.context.candidates`; `Pairs.candidates` re-ranks a larger
+pool of them by whole-note likeness). `pairs_of(context)` keeps one `Pairs`
 per run, so each note's replacement cues are read once and each pair is judged once
 (`lore.curator.judgement.verdict.judge`); each rule reports only the pairs whose
 `Verdict.kind` is its own, so a pair gets one warning, not three.
@@ -20,8 +21,10 @@ from lore.curator.context.candidates import NoteCorpus, corpus_of
 from lore.curator.context.corpus import MAX_CANDIDATES
 from lore.curator.context.model import CuratorContext
 from lore.curator.judgement.replacement import Cue, Replacement, cues
+from lore.curator.judgement.similarity import whole_note
 from lore.curator.judgement.verdict import REPLACEMENT, Verdict, judge
 
+POOL = 3 * MAX_CANDIDATES  # candidates read, of which the most alike are judged
 MAX_REPLACED = 3  # replacement findings for one note
 MAX_UNNAMED = 2  # ...of them for "this supersedes ..." naming nothing
 _ORDER = {"links": 0, "number": 1, "subject": 2, "retaken": 3, "unnamed": 4}
@@ -63,6 +66,17 @@ class Pairs:
             )
         return found
 
+    def candidates(self, index: int, eligible: Callable[[int], bool]) -> list[int]:
+        """The `MAX_CANDIDATES` notes to judge note `index` against: the corpus's best
+        `POOL` candidates, re-ranked by whole-note likeness (a long note's best BM25
+        matches on its title and summary miss notes alike as a whole)."""
+        corpus = self.corpus
+        pool = corpus.candidates(index, eligible, POOL)
+        mine = corpus.entries[index].profile
+        alike = {o: whole_note(mine, corpus.entries[o].profile, corpus.idf) for o in pool}
+        ranked = sorted(pool, key=lambda o: -alike[o])  # stable: ties keep the corpus's order
+        return ranked[:MAX_CANDIDATES]
+
     def replacements(
         self, index: int, eligible: Callable[[int], bool]
     ) -> list[tuple[int, Replacement]]:
@@ -77,7 +91,7 @@ class Pairs:
         found = self.cues(index)
         links = {link for cue in found for link in cue.links}
         numbers = {number for cue in found for number in cue.numbers}
-        chosen = list(corpus.candidates(index, eligible, MAX_CANDIDATES))
+        chosen = self.candidates(index, eligible)
         if links or numbers:
             chosen += [i for i in corpus.find(index, links, numbers) if eligible(i)]
         ranked: list[tuple[int, float, int, Replacement]] = []
