@@ -63,7 +63,9 @@ def test_allowed_domains_and_placeholders_come_from_lore_toml(curator_vault: Vau
         "## What\nRetry settings are in [the wiki](https://wiki.acme.example/retries) and "
         f"[docs](https://docs.acme.example/x); runbooks use {placeholder}.\n"
     )
-    data = note_text(body=body).encode()
+    # A title of its own: under the default one (the vault's httpx note's title, nearly)
+    # the note would take that note's decision again, which lifecycle/may-supersede says.
+    data = note_text("Retry settings live in the wiki", body=body).encode()
     before = check_bytes(curator_vault, "notes/fixture--cfg--2026-02-01.md", data)
     assert rules(before.findings).count("injection/link-domain") == 2
     assert "secret/stripe-key" in rules(before.findings)

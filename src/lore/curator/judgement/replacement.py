@@ -21,8 +21,9 @@ A note's *cues* are its sentences (title first) that say something is being repl
   with the sentence (`unnamed`; the rule keeps the closest few).
 
 A cue that names what the other note itself replaced ("our decision to replace
-Terraform Cloud", about the note that decided it) recalls that note and replaces
-nothing (`RESTATED`).
+Terraform Cloud", about the note that decided it) recalls that note, and one that names
+what the other note rules out ("instead of the parsed JSON" against "the raw body, not
+the parsed JSON") agrees with it: neither replaces anything (`RESTATED`, `agrees`).
 
 A note also replaces another when it takes the same decision again: nearly the same
 title (one title's terms all but contained in the other's, `RETAKEN_CONTAINED`, and a
@@ -98,7 +99,7 @@ _NOT_OBJECT = frozenset(
 MAX_CUES = 50  # of a note: a note is meant to hold one idea
 
 OBJECT_COVER = 0.6  # of what a sentence replaces, found in the other note's title
-_PASSIVE = re.compile(r"(?:ed|ion|ions)$|favou?r of$|longer$", re.IGNORECASE)
+_PASSIVE = re.compile(r"(?:ed|ion|ions)$|favou?r of$", re.IGNORECASE)
 _FAVOUR = re.compile(r"favou?r of$", re.IGNORECASE)
 SUBJECT_FLOOR = 0.12  # whole-note likeness a cue naming a note's subject needs
 HISTORY_FLOOR = 0.2  # ...when the cue is a weak one ("previously", "any more")
@@ -308,6 +309,13 @@ def _names_subject(cue: Cue, theirs: Profile, idf: Idf) -> bool:
     word ("instead of writing the verbose configuration data" against "Configuration")
     names something else."""
     return _covered(theirs.title, cue.objects, idf) >= OBJECT_COVER
+
+
+def agrees(cue: Cue, ruled_out: frozenset[str], idf: Idf) -> bool:
+    """The other note already rules out what this cue replaces ("raw body, not the parsed
+    JSON" against "the raw bytes instead of the parsed JSON"): the two agree, and the new
+    note replaces nothing of it."""
+    return bool(cue.objects) and _covered(ruled_out, cue.objects, idf) >= RESTATED
 
 
 def replacement(  # noqa: PLR0917 - both notes' cues and profiles, their likeness, the weights

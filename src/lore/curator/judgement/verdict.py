@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from lore.curator.judgement.claims import Claims, Conflict, conflicts
 from lore.curator.judgement.notes import Profile
-from lore.curator.judgement.replacement import Cue, Replacement, replacement
+from lore.curator.judgement.replacement import Cue, Replacement, agrees, replacement
 from lore.curator.judgement.similarity import Likeness, likeness, subject, whole_note
 from lore.curator.judgement.terms import Idf
 
@@ -128,6 +128,10 @@ def judge(  # noqa: PLR0917 - as near_duplicate, and both notes' replacement cue
     """Every verdict on a pair: likeness, strongest conflict and replacement, if any."""
     similarity = whole_note(mine, theirs, idf)
     replaced = replacement(cues, theirs, similarity, idf, mine, their_cues)
+    if replaced is not None and replaced.how == "subject" and replaced.cue is not None:
+        ruled_out = frozenset().union(*(clause.focus for clause in their_claims().clauses))
+        if agrees(replaced.cue, ruled_out, idf):
+            replaced = None
     if replaced is not None and replaced.how not in EXPLICIT and subject(mine, theirs).different:
         replaced = None  # only a link or a number crosses repositories or services
     return Verdict(

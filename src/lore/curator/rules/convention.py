@@ -58,7 +58,7 @@ _DECIDES = re.compile(
 )
 MIN_DECISION_WORDS = 5  # of a line ending with a colon that states the decision
 _LINK_TARGET = re.compile(r"\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
-_BARE_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
+_BARE_URL = re.compile(r"\b[a-z][a-z0-9+.-]{0,31}://\S+", re.IGNORECASE)  # bounded: linear
 
 
 def check(context: CuratorContext) -> list[Finding]:
