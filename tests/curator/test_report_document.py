@@ -281,3 +281,34 @@ def test_a_tampered_report_is_refused_in_one_sentence(tmp_path: Path) -> None:
     assert done.returncode == 2 and done.stdout == ""
     assert f"{path} is not a curator report: it is not JSON" in done.stderr
     assert len(done.stderr.strip().splitlines()) <= 2 and "Traceback" not in done.stderr
+
+
+# ---- "does this replace one of these?" ----
+
+
+def test_the_similar_notes_travel_in_the_report_and_are_checked(tmp_path: Path) -> None:
+    """The comment job renders the question from the file alone, and a note id, a title or
+    a likeness the review could not have written makes the file not a report."""
+    written = ReportDocument(
+        [], 1, {NEW: "---\ntitle: x\n---\n## What\nx\n"}, {NEW: [(OLD_ID, "Use httpx", 0.41)]}
+    )
+    path = write(tmp_path, written.to_json())
+    checker = shutil.which("check-jsonschema", path=str(Path(sys.executable).parent))
+    done = subprocess.run([str(checker), "--schemafile", str(SCHEMA), str(path)],
+                          capture_output=True)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    back = load_document(path)
+    assert back == written
+    comment = to_markdown(back, links=Links(base=BASE, notes=frozenset({OLD_ID})))
+    assert "replace one of these?" in comment
+    assert f"[`{OLD_ID}`]({BASE}/notes/{OLD_ID}.md) — Use httpx (41% alike)" in comment
+    for change, reason in (
+        ({"id": "../../etc/passwd"}, "is not a note id"),
+        ({"score": 7}, "is not between 0 and 1"),
+        ({"title": "t" * 300}, "longer than 200 characters"),
+    ):
+        data = written.to_json()
+        data["similar"][0]["notes"][0].update(change)
+        with pytest.raises(UsageError) as caught:
+            load_document(write(tmp_path, data, "bad.json"))
+        assert reason in caught.value.message, change

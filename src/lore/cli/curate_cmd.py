@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 from lore.errors import UsageError
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from lore.curator.finding import Finding
     from lore.curator.run import CurateResult
 
@@ -133,6 +135,7 @@ def _vault_root(flag: str | None) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
+    from lore.curator.report.similar import SHOWN
     from lore.curator.run import curate
 
     if args.from_report is not None:
@@ -148,6 +151,7 @@ def run(args: argparse.Namespace) -> int:
         all_notes=args.all_notes,
         semantic=args.semantic,
         policy_approved_by=args.policy_approved_by,
+        similar=0 if args.all_notes else SHOWN,  # "does this replace one of these?"
     )
     if result.notices:
         from lore.cli.output import notice
@@ -177,7 +181,8 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "markdown":
         from lore.curator.report.markdown import to_markdown
 
-        sys.stdout.write(to_markdown(result, links=_links(args, result.findings)))
+        listed = [note.id for notes in result.similar.values() for note in notes]
+        sys.stdout.write(to_markdown(result, links=_links(args, result.findings, listed)))
     else:
         _print_text(result)
     return result.exit_code
@@ -217,8 +222,9 @@ def _write_json_report(path: Path, result: CurateResult) -> None:
 _BLOB_URL = r"^https?://[^\s()<>\[\]`\\]+$"
 
 
-def _links(args: argparse.Namespace, findings: list[Finding]) -> Any:
-    """The comment's links (`report.markdown.Links`) from --link-head and --link-base."""
+def _links(args: argparse.Namespace, findings: list[Finding], similar: Iterable[str] = ()) -> Any:
+    """The comment's links (`report.markdown.Links`) from --link-head and --link-base: the
+    notes the findings name, and the `similar` notes listed, that the base has."""
     import re
 
     from lore.curator.report.markdown import Links, named_note_ids
@@ -235,7 +241,7 @@ def _links(args: argparse.Namespace, findings: list[Finding]) -> Any:
         root = _vault_root(args.vault)
         notes = frozenset(
             note_id
-            for note_id in named_note_ids(findings)
+            for note_id in (*named_note_ids(findings), *similar)
             if (root / "notes" / f"{note_id}.md").is_file()
         )
     return Links(
@@ -281,7 +287,9 @@ def _render_report(args: argparse.Namespace) -> int:
     else:
         from lore.curator.report.markdown import to_markdown
 
-        sys.stdout.write(to_markdown(document, links=_links(args, document.findings)))
+        listed = [note[0] for notes in document.similar.values() for note in notes]
+        links = _links(args, document.findings, listed)
+        sys.stdout.write(to_markdown(document, links=links))
     return 0
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_left
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from lore.curator.context.corpus import (
     MAX_CANDIDATES,
@@ -34,6 +34,7 @@ from lore.curator.context.corpus import (
 from lore.curator.context.index_corpus import IndexCorpus
 from lore.curator.context.model import CuratorContext, view_of_note
 from lore.curator.judgement.claims import Claims, claims
+from lore.curator.judgement.replacement import number_of
 from lore.curator.judgement.terms import idf_from_counts, weights
 
 __all__ = [
@@ -122,6 +123,14 @@ class ParsedCorpus:
             return None
         other = self.entries[first].view.id
         return None if other in view.supersedes else other
+
+    def find(self, index: int, ids: Iterable[str], numbers: Iterable[int]) -> list[int]:
+        view = self.entries[index].view
+        wanted = set(numbers)
+        found = [self.position[nid] for nid in ids if nid in self.position]
+        if wanted:
+            found += [i for i, e in enumerate(self.entries) if number_of(e.view.id) in wanted]
+        return sorted({i for i in found if i < index and not related(view, self.entries[i].view)})
 
 
 Corpus = NoteCorpus  # the name the semantic review types its corpus with

@@ -11,7 +11,9 @@ must look like one, and anything else makes the file "not a curator report" — 
 sentence naming the file and what is wrong, never a traceback.
 
 The document is the `--format json` object (DESIGN §3: `version`, `findings`,
-`summary`) plus `previews`, each note as an agent will see it.
+`summary`) plus `previews`, each note as an agent will see it, and `similar`, the notes
+most like each note under review (id, title and likeness only), for the comment's "does
+this replace one of these?".
 """
 
 from __future__ import annotations
@@ -39,6 +41,9 @@ MAX_PATH_CHARS = 500
 MAX_MESSAGE_CHARS = 4000
 MAX_PREVIEW_CHARS = 20000
 MAX_LINE = 10_000_000
+MAX_SIMILAR = 10  # notes listed per note under review
+MAX_TITLE_CHARS = 200
+NOTE_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*--[a-z0-9]+(?:-[a-z0-9]+)*--\d{4}-\d\d-\d\d$")
 RULE_ID = re.compile(r"^[a-z][a-z0-9-]*/[a-z0-9][a-z0-9-]*$")
 
 
@@ -49,6 +54,8 @@ class ReportDocument:
     findings: list[Finding]
     checked: int
     previews: dict[str, str] = field(default_factory=dict)  # path -> what an agent sees
+    # path -> the notes most like it: (id, title, whole-note likeness 0..1)
+    similar: dict[str, list[tuple[str, str, float]]] = field(default_factory=dict)
 
     @property
     def errors(self) -> int:
@@ -60,7 +67,12 @@ class ReportDocument:
 
     @classmethod
     def from_result(cls, result: CurateResult) -> ReportDocument:
-        return cls(list(result.findings), len(result.checked), dict(result.previews))
+        similar = {
+            path: [(note.id, note.title, note.score) for note in notes]
+            for path, notes in result.similar.items()
+            if notes
+        }
+        return cls(list(result.findings), len(result.checked), dict(result.previews), similar)
 
     def to_json(self) -> dict[str, Any]:
         previews = [
@@ -75,6 +87,21 @@ class ReportDocument:
                 "findings": [_capped(finding) for finding in kept],
                 "summary": {"errors": errors, "warnings": warnings, "checked": self.checked},
                 "previews": previews,
+                "similar": [
+                    {
+                        "path": sanitize_field(path, MAX_PATH_CHARS),
+                        "notes": [
+                            {
+                                "id": note_id,
+                                "title": sanitize_field(title, MAX_TITLE_CHARS),
+                                "score": round(min(max(score, 0.0), 1.0), 2),
+                            }
+                            for note_id, title, score in notes[:MAX_SIMILAR]
+                            if NOTE_ID.match(note_id)
+                        ],
+                    }
+                    for path, notes in list(self.similar.items())[:MAX_PREVIEWS]
+                ],
             }
         )
 
@@ -173,6 +200,37 @@ def _previews(value: object) -> dict[str, str]:
     return previews
 
 
+def _similar(value: object) -> dict[str, list[tuple[str, str, float]]]:
+    if not isinstance(value, list) or len(value) > MAX_PREVIEWS:
+        raise _Invalid(f"similar is not a list of at most {MAX_PREVIEWS} items")
+    similar: dict[str, list[tuple[str, str, float]]] = {}
+    for index, item in enumerate(value):
+        where = f"similar[{index}]"
+        if not isinstance(item, dict):
+            raise _Invalid(f"{where} is not an object")
+        path = _text(item.get("path"), f"{where}.path", MAX_PATH_CHARS) or ""
+        notes = item.get("notes")
+        if not isinstance(notes, list) or len(notes) > MAX_SIMILAR:
+            raise _Invalid(f"{where}.notes is not a list of at most {MAX_SIMILAR} items")
+        rows = []
+        for number, note in enumerate(notes):
+            at = f"{where}.notes[{number}]"
+            if not isinstance(note, dict):
+                raise _Invalid(f"{at} is not an object")
+            note_id = _text(note.get("id"), f"{at}.id", MAX_PATH_CHARS) or ""
+            if not NOTE_ID.match(note_id):
+                raise _Invalid(f"{at}.id is not a note id")
+            title = _text(note.get("title"), f"{at}.title", MAX_TITLE_CHARS) or ""
+            score = note.get("score")
+            if isinstance(score, bool) or not isinstance(score, (int, float)):
+                raise _Invalid(f"{at}.score is not a number")
+            if not 0 <= score <= 1:
+                raise _Invalid(f"{at}.score is not between 0 and 1")
+            rows.append((note_id, sanitize_field(title), float(score)))
+        similar[sanitize_field(path)] = rows
+    return similar
+
+
 def parse_document(data: object) -> ReportDocument:
     """A report document from parsed JSON; raises `_Invalid` naming what is wrong."""
     if not isinstance(data, dict):
@@ -194,7 +252,9 @@ def parse_document(data: object) -> ReportDocument:
     errors, warnings = count(parsed)
     if summary.get("errors") != errors or summary.get("warnings") != warnings:
         raise _Invalid("summary's counts do not match its findings")
-    return ReportDocument(parsed, checked, _previews(data.get("previews", [])))
+    return ReportDocument(
+        parsed, checked, _previews(data.get("previews", [])), _similar(data.get("similar", []))
+    )
 
 
 def load_document(path: Path) -> ReportDocument:

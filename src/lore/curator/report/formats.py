@@ -26,17 +26,21 @@ ANNOTATION_CAP = 10  # GitHub shows at most 10 error and 10 warning annotations 
 
 
 def to_json(result: CurateResult) -> dict[str, Any]:
-    """The contract of DESIGN.md section 3, plus a summary."""
-    return versioned(
-        {
-            "findings": [finding.to_json() for finding in result.findings],
-            "summary": {
-                "errors": result.errors,
-                "warnings": result.warnings,
-                "checked": len(result.checked),
-            },
+    """The contract of DESIGN.md section 3, plus a summary (and, when they were gathered,
+    each note's most alike active notes: `similar`)."""
+    data: dict[str, Any] = {
+        "findings": [finding.to_json() for finding in result.findings],
+        "summary": {
+            "errors": result.errors,
+            "warnings": result.warnings,
+            "checked": len(result.checked),
+        },
+    }
+    if result.similar:
+        data["similar"] = {
+            path: [note.to_json() for note in notes] for path, notes in result.similar.items()
         }
-    )
+    return versioned(data)
 
 
 # ---- GitHub workflow commands ----

@@ -25,6 +25,7 @@ from urllib.parse import quote
 
 from lore.curator.finding import ERROR, Finding
 from lore.curator.report.document import ReportDocument, summary_line
+from lore.curator.report.similar import asks_replacement
 from lore.sanitize import sanitize_field
 
 if TYPE_CHECKING:
@@ -257,6 +258,23 @@ def _findings(findings: list[Finding], links: Links) -> list[str]:
     return lines
 
 
+def similar_section(document: ReportDocument, links: Links) -> list[str]:
+    """For each note the curator flags no replacement or duplicate of: its most alike
+    active notes, asked about (`lore.curator.report.similar.asks_replacement`)."""
+    lines: list[str] = []
+    for path, similar in document.similar.items():
+        if not similar or not asks_replacement(document.findings, path):
+            continue
+        lines += [f"**Does {md_escape(path, 200)} replace one of these?**", ""]
+        for note_id, title, score in similar:
+            target = links.note(note_id)
+            shown = code_span(note_id)
+            named = f"[{shown}]({target})" if target else shown
+            lines.append(f"- {named} — {md_escape(title, 200)} ({score:.0%} alike)")
+        lines += ["", "If it does, list it in `supersedes:`.", ""]
+    return lines
+
+
 def to_markdown(
     report: CurateResult | ReportDocument,
     *,
@@ -275,6 +293,7 @@ def to_markdown(
     parts = [MARKER, *_banner(document.findings), head, ""]
     if document.findings:
         parts += _findings(document.findings, links)
+    parts += similar_section(document, links)
     used = sum(len(part) + 1 for part in parts)
     if previews:
         for path, full in document.previews.items():

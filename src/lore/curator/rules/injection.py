@@ -81,6 +81,11 @@ _CHAR_KINDS = frozenset(
     {"control-character", "tag-character", "bidi-control", "zero-width", "format-character"}
 )
 FIX = "Remove it; lore strips it before an agent sees the note, so it can only mislead."
+# Text that only looks like a tag (`v<N>:`, `List<String>`) is meant to be read: say how.
+_FIXES = {
+    "raw-html": "If it is text, such as a placeholder like `v<N>:`, wrap it in backticks; "
+    "if it is markup, remove it: lore strips it before an agent sees the note.",
+}
 
 _FIELD_MARKUP = frozenset({"html-comment", "image", "remote-image", "link-reference"})
 INSTRUCTION_RULES = frozenset(
@@ -187,7 +192,8 @@ def _hazards_to_findings(located: list[tuple[int, Hazard]], path: str) -> list[F
         if kind in _CHAR_KINDS and len(group) > 1:
             detail += f", and {len(group) - 1} more on this line"
         message = _MESSAGES[kind].format(detail=quote(detail, 80))
-        findings.append(Finding(f"injection/{kind}", ERROR, path, line, message, FIX))
+        fix = _FIXES.get(kind, FIX)
+        findings.append(Finding(f"injection/{kind}", ERROR, path, line, message, fix))
     for kind, number in per_rule.items():
         if number > MAX_PER_RULE:
             findings.append(
@@ -197,7 +203,7 @@ def _hazards_to_findings(located: list[tuple[int, Hazard]], path: str) -> list[F
                     path,
                     None,
                     f"{number - MAX_PER_RULE} more lines have the same problem",
-                    FIX,
+                    _FIXES.get(kind, FIX),
                 )
             )
     return findings
