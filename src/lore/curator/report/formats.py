@@ -27,8 +27,8 @@ MAX_COMMENT_CHARS = 60000  # GitHub rejects comments over 65,536 characters
 
 
 def to_json(result: CurateResult) -> dict[str, Any]:
-    """The contract of DESIGN.md section 3, plus a summary."""
-    return versioned(
+    """The contract of DESIGN.md section 3, plus a summary (and the model review's run)."""
+    data = versioned(
         {
             "findings": [finding.to_json() for finding in result.findings],
             "summary": {
@@ -38,6 +38,9 @@ def to_json(result: CurateResult) -> dict[str, Any]:
             },
         }
     )
+    if result.model_review is not None:
+        data["model_review"] = result.model_review.to_json()
+    return data
 
 
 # ---- GitHub workflow commands ----
@@ -79,9 +82,14 @@ def to_github(result: CurateResult, *, token: str | None = None) -> list[str]:
         if shown[finding.severity] < ANNOTATION_CAP:
             shown[finding.severity] += 1
             lines.append(annotation(finding))
+    review = result.model_review.line if result.model_review is not None else ""
+    if review:  # a notice: the model review never fails the check
+        lines.append(f"::notice title=lore model review::{escape_data(review)}")
     marker = token or secrets.token_hex(16)
     lines.append(f"::stop-commands::{marker}")
     lines += [plain_line(finding) for finding in result.findings]
+    if review:
+        lines.append(sanitize_field(review, 2000))
     hidden = len(result.findings) - sum(shown.values())
     if hidden:
         lines.append(
@@ -153,6 +161,8 @@ def to_markdown(result: CurateResult, *, previews: bool = True) -> str:
             *_table(result.findings),
             "",
         ]
+    if result.model_review is not None:
+        parts += [f"**Model review:** {md_escape(result.model_review.line, 1200)}", ""]
     used = sum(len(part) + 1 for part in parts)
     if previews:
         for path, full in result.previews.items():
