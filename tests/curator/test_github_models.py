@@ -42,6 +42,7 @@ import pytest
 from lore.cli.main import main
 from lore.curator.context.settings import load_curator_settings
 from lore.curator.report.formats import to_github, to_json, to_markdown
+from lore.curator.review.github_models import refusal
 from lore.curator.review.pairs import ANSWER_SCHEMA, MAX_PROMPT_CHARS
 from lore.curator.review.semantic import credential
 from lore.curator.run import CurateResult
@@ -338,7 +339,7 @@ def test_403_with_an_empty_body_skips_the_review_and_the_check_passes(
         (
             403,
             {"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(int(time.time()) + 3600)},
-            "rate limit for this model was reached (HTTP 403; retry after 60 min)",
+            "rate limit for this model was reached (HTTP 403; retry after ",  # about 60 min
         ),
         # A token GitHub does not accept.
         (401, {}, "GitHub Models did not accept the token (HTTP 401)"),
@@ -366,6 +367,23 @@ def test_a_refusal_stops_the_calls_for_the_run(
     assert "refused" not in line(result).replace("refused the call", "")  # not GitHub's text
     assert result.exit_code == 0
     assert TOKEN not in json.dumps(to_json(result))
+
+
+def test_retry_after_and_the_reset_time_say_when_to_retry() -> None:
+    """The rest-api rate-limit headers, read with a fixed clock."""
+    now = 1_767_225_600.0
+    limited = {"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(int(now) + 3600)}
+    assert refusal(403, limited, False, now) == (
+        "rate-limited",
+        "GitHub Models' rate limit for this model was reached (HTTP 403; retry after 60 min)",
+    )
+    assert refusal(429, {"retry-after": "42"}, True, now)[1].endswith(
+        "(HTTP 429; retry after 42 s)"
+    )
+    assert refusal(429, {}, True, now)[1].endswith("(HTTP 429)")
+    assert refusal(403, {}, True, now)[0] == "no-access"
+    assert "HTTP 403, an answer)" in refusal(403, {}, False, now)[1]
+    assert refusal(502, {}, True, now) == ("http", "GitHub Models answered HTTP 502")
 
 
 def test_a_slow_answer_past_the_timeout_is_skipped(
