@@ -31,10 +31,11 @@ from tests.curator.test_semantic import (
     NEW,
     NEW_CLAUSE,
     Provider,
+    batch_data,
     configure,
+    every_candidate,
     judge_kafka_duplicate,
     new_note,
-    pair_data,
     pair_vault,
     propose,
     provider,
@@ -136,26 +137,29 @@ def use_llm(vault: Vault, model: str = "lore-test-judge", **overrides: Any) -> N
     configure(vault, **{**values, **overrides})
 
 
-def pairs_sent(model: Answering) -> list[tuple[str, str]]:
+def batches_sent(model: Answering) -> list[tuple[str, list[str]]]:
+    """(the proposed note, its candidates) of each call, in order."""
     return [
-        (data["proposed"]["id"], data["existing"]["id"])
-        for data in (pair_data(prompt.prompt or "") for prompt in model.prompts)
+        (data["proposed"]["id"], [c["id"] for c in data["candidates"]])
+        for data in (batch_data(prompt.prompt or "") for prompt in model.prompts)
     ]
 
 
-def test_one_call_judges_one_pair(pair_vault: Vault, models: Models) -> None:
+def test_one_call_judges_a_note_against_its_candidates(pair_vault: Vault, models: Models) -> None:
     use_llm(pair_vault)
     propose(pair_vault)
     result = review(pair_vault)
 
-    assert sorted(pairs_sent(models.judge)) == [(NEW, KAFKA), (NEW, LAG)]
-    for prompt in models.judge.prompts:
-        assert prompt.system == SYSTEM_PROMPT
-        assert prompt.schema == ANSWER_SCHEMA  # the model supports schemas
+    ((note, others),) = batches_sent(models.judge)
+    assert (note, sorted(others)) == (NEW, [KAFKA, LAG])
+    (prompt,) = models.judge.prompts
+    assert prompt.system == SYSTEM_PROMPT
+    assert prompt.schema == ANSWER_SCHEMA  # the model supports schemas
     (found,) = semantic(result)
     assert (found.rule, found.severity) == ("convention/semantic-duplicate", "warning")
     assert "model lore-test-judge" in found.message
     assert KAFKA in found.message and NEW_CLAUSE in found.message and KAFKA_CLAUSE in found.message
+    assert result.model_review is not None and result.model_review.state == "ran"
     assert result.exit_code == 0
 
 
@@ -164,37 +168,34 @@ def test_pairs_the_rules_already_report_are_not_sent(pair_vault: Vault, models: 
     propose(pair_vault, {NEAR: NEAR_NOTE})
     result = review(pair_vault)
     assert [f.rule for f in result.findings if KAFKA in f.message] == ["duplicate/near"]
-    assert (NEAR, KAFKA) not in pairs_sent(models.judge)
-    assert pairs_sent(models.judge) == [(NEAR, LAG)]  # its other candidate is judged
+    assert batches_sent(models.judge) == [(NEAR, [LAG])]  # its other candidate is judged
 
 
 def test_the_cap_is_per_run_and_said_in_the_comment(pair_vault: Vault, models: Models) -> None:
-    use_llm(pair_vault, max_calls=2)
+    use_llm(pair_vault, max_calls=1)
     propose(pair_vault, {NEW: new_note(), NEAR: NEAR_NOTE})
     result = review(pair_vault)
-    # Four pairs to judge; two calls, one per note first (round robin by rank). NEAR's
-    # best candidate the rules did not report is the other new note, which it rewords.
-    assert pairs_sent(models.judge) == [(NEW, KAFKA), (NEAR, NEW)]
-    (limit,) = [f for f in result.findings if f.rule == "convention/semantic-call-limit"]
-    assert limit.severity == "warning"
-    assert "max_calls = 2" in limit.message
-    assert "2 more candidate pairs of 2 notes were not judged" in limit.message
-    assert "convention/semantic-call-limit" in to_markdown(result)
+    # Two notes to judge, one call a run: the first note with all its candidates.
+    assert [note for note, _ in batches_sent(models.judge)] == [NEW]
+    run = result.model_review
+    assert run is not None and (run.state, run.calls, run.judged, run.notes) == ("partial", 1, 1, 2)
+    assert "max_calls = 1" in run.line and f"Not judged: notes/{NEAR}.md" in run.line
+    assert "Model review" in to_markdown(result) and "max\\_calls = 1" in to_markdown(result)
     assert result.exit_code == 0
 
 
 def test_a_timeout_stops_the_calls(pair_vault: Vault, models: Models) -> None:
     use_llm(pair_vault, timeout_seconds=0.2)
-    propose(pair_vault)
+    propose(pair_vault, {NEW: new_note(), NEAR: NEAR_NOTE})
     models.judge.hang.set()
     started = time.monotonic()
     result = review(pair_vault)
     elapsed = time.monotonic() - started
-    (found,) = semantic(result)
-    assert found.rule == "convention/semantic-unavailable"
-    assert "no answer within 0.2 seconds" in found.message
-    assert "did not judge 2 of this note's 2 candidate pairs" in found.message
-    assert len(models.judge.prompts) == 1  # the second pair is not sent to a hung model
+    assert semantic(result) == []
+    run = result.model_review
+    assert run is not None and run.state == "skipped"
+    assert "no answer within 0.2 seconds" in run.line
+    assert len(models.judge.prompts) == 1  # the second note is not sent to a hung model
     assert elapsed < 20  # the hung call waits 30 s; the review does not
     assert result.exit_code == 0
 
@@ -204,26 +205,36 @@ def test_a_timeout_stops_the_calls(pair_vault: Vault, models: Models) -> None:
     [
         ("They look like duplicates to me.", "not valid JSON"),
         (
-            {"verdict": "duplicate", "proposed_clause": 1, "existing_clause": 40, "reason": "r"},
-            "clause 40 of the existing note",
+            {
+                "verdicts": [
+                    {
+                        "candidate": 1,
+                        "verdict": "duplicate",
+                        "proposed_clause": 1,
+                        "existing_clause": 40,
+                        "reason": "r",
+                    }
+                ]
+            },
+            "clause 40 of the candidate 1's note",
         ),
-        ({"verdict": "same", "reason": "r"}, '"verdict"'),
+        ({"verdicts": [{"candidate": 1, "verdict": "same", "reason": "r"}]}, '"verdict"'),
     ],
 )
-def test_a_bad_answer_loses_only_its_pair(
+def test_a_bad_answer_loses_only_its_note(
     reply: Any, why: str, pair_vault: Vault, models: Models
 ) -> None:
     use_llm(pair_vault)
-    propose(pair_vault)
+    propose(pair_vault, {NEW: new_note(), NEAR: NEAR_NOTE})
     models.judge.decide = lambda prompt: (
-        reply if pair_data(prompt)["existing"]["id"] == KAFKA else judge_kafka_duplicate(prompt)
+        reply if batch_data(prompt)["proposed"]["id"] == NEW else every_candidate("neither")(prompt)
     )
     result = review(pair_vault)
-    (found,) = semantic(result)
-    assert found.rule == "convention/semantic-unavailable"
-    assert why in found.message
-    assert "did not judge 1 of this note's 2 candidate pairs" in found.message
-    assert sorted(pairs_sent(models.judge)) == [(NEW, KAFKA), (NEW, LAG)]
+    assert [f.rule for f in semantic(result)] == []
+    run = result.model_review
+    assert run is not None and (run.state, run.judged, run.notes) == ("partial", 1, 2)
+    assert why in run.line and f"answer for notes/{NEW}.md broke the schema" in run.line
+    assert [note for note, _ in batches_sent(models.judge)] == [NEW, NEAR]
 
 
 def test_a_failing_model_shows_only_the_error_type(
@@ -238,33 +249,35 @@ def test_a_failing_model_shows_only_the_error_type(
 
     models.keyed.decide = fail
     result = review(pair_vault)
-    (found,) = semantic(result)
-    assert found.rule == "convention/semantic-unavailable"
-    assert "the llm model failed (RuntimeError)" in found.message
-    assert KEY not in json.dumps(to_json(result)) and "rejected" not in found.message
+    assert semantic(result) == []
+    run = result.model_review
+    assert run is not None and run.state == "skipped"
+    assert "the llm model failed (RuntimeError)" in run.line
+    assert KEY not in json.dumps(to_json(result)) and "rejected" not in run.line
 
 
-def test_without_the_extra_one_warning_says_how_to_install_it(
+def test_without_the_extra_one_line_says_how_to_install_it(
     pair_vault: Vault, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     use_llm(pair_vault)
     propose(pair_vault)
     monkeypatch.setitem(sys.modules, "llm", None)  # `import llm` raises ImportError
     result = review(pair_vault)
-    (found,) = semantic(result)
-    assert (found.rule, found.severity) == ("convention/semantic-unavailable", "warning")
-    assert "the llm library is not installed" in found.message
-    assert "pip install 'gh-lore[llm]'" in found.message
+    assert semantic(result) == []
+    run = result.model_review
+    assert run is not None and run.state == "skipped"
+    assert "the llm library is not installed" in run.line
+    assert "pip install 'gh-lore[llm]'" in run.line
     assert result.exit_code == 0
 
 
-def test_an_unknown_model_is_one_warning(pair_vault: Vault, models: Models) -> None:
+def test_an_unknown_model_is_one_line(pair_vault: Vault, models: Models) -> None:
     use_llm(pair_vault, model="no-such-model-anywhere")
     propose(pair_vault)
-    (found,) = semantic(review(pair_vault))
-    assert found.rule == "convention/semantic-unavailable"
-    assert 'llm knows no model "no-such-model-anywhere"' in found.message
-    assert "llm models" in found.message
+    run = review(pair_vault).model_review
+    assert run is not None and run.state == "skipped"
+    assert 'llm knows no model "no-such-model-anywhere"' in run.line
+    assert "llm models" in run.line
 
 
 def test_the_key_comes_only_from_the_named_variable_and_never_shows(
@@ -280,16 +293,16 @@ def test_the_key_comes_only_from_the_named_variable_and_never_shows(
 
     # The variable lore.toml names is unset (a fork's pull request): nothing is sent.
     monkeypatch.delenv("LORE_TEST_SEMANTIC_KEY", raising=False)
-    assert semantic(review(pair_vault)) == []
+    keyless = review(pair_vault)
+    assert semantic(keyless) == []
+    assert keyless.model_review is not None
+    assert "no key: $LORE_TEST_SEMANTIC_KEY is not set" in keyless.model_review.line
     assert models.keyed.prompts == []
 
     monkeypatch.setenv("LORE_TEST_SEMANTIC_KEY", KEY)
-    models.keyed.decide = lambda prompt: {
-        "verdict": "contradiction", "proposed_clause": 1, "existing_clause": 1,
-        "reason": f"Sent with {KEY}.",
-    }  # fmt: skip
+    models.keyed.decide = every_candidate("contradiction", f"Sent with {KEY}.")
     result = review(pair_vault)
-    assert models.keyed.keys == [KEY, KEY]
+    assert models.keyed.keys == [KEY]  # one call for the note
     found = semantic(result)
     assert [f.rule for f in found] == ["convention/semantic-contradiction"] * 2
     assert "[API key hidden]" in found[0].message
@@ -310,7 +323,7 @@ def test_a_model_that_needs_no_key_runs_without_one_and_gets_none(
     use_llm(pair_vault)
     propose(pair_vault)
     assert [f.rule for f in semantic(review(pair_vault))] == ["convention/semantic-duplicate"]
-    assert len(models.judge.prompts) == 2
+    assert len(models.judge.prompts) == 1
 
 
 def test_llm_s_own_openai_plugin_reaches_the_server_its_configuration_names(
@@ -334,7 +347,7 @@ def test_llm_s_own_openai_plugin_reaches_the_server_its_configuration_names(
     result = review(pair_vault)
 
     assert [f.rule for f in semantic(result)] == ["convention/semantic-duplicate"]
-    assert len(provider.requests) == 2
+    assert len(provider.requests) == 1
     request = provider.requests[0]
     assert request["path"] == "/v1/chat/completions"
     assert request["body"]["model"] == "local-model"

@@ -229,7 +229,9 @@ class TrustedCurator:
         self.github.add_pull(pull.event)
         return pull
 
-    def runner(self, context: GitHubContext) -> WorkflowRunner:
+    def runner(
+        self, context: GitHubContext, secrets: dict[str, str] | None = None
+    ) -> WorkflowRunner:
         self.runs += 1
         return vault_runner(
             self.tmp_path / f"run-{self.runs}",
@@ -239,11 +241,13 @@ class TrustedCurator:
             self.installed,
             env=self.github.env,
             extra_path=[self.github.bin],
+            secrets=secrets,
         )
 
-    def run(self, pull: PullRequest) -> WorkflowRun:
-        """The `pull_request_target` run: the base's definition of the workflow, all jobs."""
-        runner = self.runner(pull.trusted())
+    def run(self, pull: PullRequest, secrets: dict[str, str] | None = None) -> WorkflowRun:
+        """The `pull_request_target` run: the base's definition of the workflow, all jobs
+        (`secrets`: the repository's secrets, which GitHub gives this trigger's jobs)."""
+        runner = self.runner(pull.trusted(), secrets)
         return runner.run_workflow(runner.definition(CURATOR))
 
     def findings(self, run: WorkflowRun) -> dict[str, Any]:

@@ -316,5 +316,8 @@ def _print_text(result: CurateResult) -> None:
                 text += f"\n[dim]→ {safe(finding.suggestion)}[/dim]"
             table.add_row(str(finding.line or ""), f"[{colour}]{finding.severity}[/{colour}]", text)
         out.print(table)
+    if result.model_review is not None:  # advisory: its state never changes the exit code
+        colour = "dim" if result.model_review.state == "ran" else "yellow"
+        out.print(f"[{colour}]{safe(result.model_review.line)}[/{colour}]")
     style = "red" if result.errors else ("yellow" if result.warnings else "green")
     out.print(f"[{style}]{safe(summary_line(result))}[/{style}]")

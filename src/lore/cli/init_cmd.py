@@ -127,6 +127,10 @@ def run(args: argparse.Namespace) -> int:
         out.print("Registered it" + (" as your default vault." if result.default else "."))
     if result.github:
         out.print(f"Published at {safe(result.github)}")
+    if result.model_review:
+        from lore.team.model_review_seed import SUMMARY
+
+        out.print(safe(SUMMARY))
     if result.pinned:
         out.print(
             f"The curator and gardener run {safe(result.pinned.repo)}@"

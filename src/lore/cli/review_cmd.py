@@ -17,6 +17,8 @@ examples:
   lore review 12 --request-changes "Say why, not only what."
   lore review 12 --merge
 
+The optional model review ([curator.semantic] in lore.toml) runs as in CI, with
+`gh auth token` for the github provider, and says when it was skipped and why.
 In a terminal, reviewing a pull request ends with a choice: approve, request
 changes, merge or skip. Approving and merging go through `gh` with your account.
 Exit code 1 when the curator finds errors in the change.
@@ -44,6 +46,12 @@ def register(sub: Any, name: str, help_text: str) -> None:
     )
     action.add_argument("--merge", action="store_true", help="merge the pull request")
     parser.add_argument("--json", action="store_true", help="print the review as JSON")
+    parser.add_argument(
+        "--no-semantic",
+        dest="semantic",
+        action="store_false",
+        help="skip the optional model review even when lore.toml enables it",
+    )
     add_vault_option(parser)
     parser.set_defaults(handler=run)
 
@@ -62,9 +70,9 @@ def run(args: argparse.Namespace) -> int:
     if number is None:
         if wants_action:
             raise UsageError("Approving and merging need a pull request number, not a branch.")
-        result = review.review_branch(vault.root, args.target)
+        result = review.review_branch(vault.root, args.target, semantic=args.semantic)
     else:
-        result = review.review_pr(vault.root, number)
+        result = review.review_pr(vault.root, number, semantic=args.semantic)
     code = ExitCode.PROBLEMS_FOUND if result.errors else ExitCode.OK
     if args.json:
         from lore.cli.output import print_json
@@ -183,6 +191,9 @@ def _show(result: Any) -> None:
         out.print(f"[dim]{safe(result.url)}[/]")
     if not result.findings:
         out.print("[green]The curator found nothing to fix.[/]")
+    if result.model_review is not None:  # advisory: ran, ran in part, or skipped and why
+        colour = "dim" if result.model_review.state == "ran" else "yellow"
+        out.print(f"  [{colour}]{safe(result.model_review.line)}[/]")
     for finding in result.findings:
         colour = "red" if finding.is_error else "yellow"
         where = f"{finding.path}:{finding.line}" if finding.line else finding.path

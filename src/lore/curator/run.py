@@ -25,6 +25,7 @@ from lore.curator.context.model import CheckedFile, CuratorContext
 from lore.curator.context.vault_index import with_vault
 from lore.curator.finding import ERROR, Finding, count
 from lore.curator.report.similar import SimilarNote, similar_notes
+from lore.curator.review.outcome import ModelReview
 from lore.curator.rules.registry import FAMILIES
 from lore.curator.rules.secret_scan import redact, scan_secrets
 from lore.errors import ExitCode, UsageError
@@ -55,6 +56,7 @@ class CurateResult:
     mode: str = "paths"
     similar: dict[str, list[SimilarNote]] = field(default_factory=dict)  # path -> most alike
     notices: list[str] = field(default_factory=list)  # about the index (healed, not used)
+    model_review: ModelReview | None = None  # what the optional model review did, if enabled
 
     @property
     def errors(self) -> int:
@@ -166,8 +168,9 @@ def curate(
     """Review notes; raises `UsageError` for bad arguments, never for bad notes.
 
     `semantic=True` allows the optional model review (`lore.curator.review.semantic`), which
-    still runs only when the vault enables it and its API key is in the environment;
-    it adds warnings only. `at`: check `drafts` against that commit (`lore remember`).
+    still runs only when the vault enables it; it adds warnings only, and what it did
+    (or why it was skipped) is `model_review`. `at`: check `drafts` against that commit
+    (`lore remember`).
     `similar`: also gather, for each note under review, up to that many of the most
     alike active notes with the judgement on each pair. `use_index=False` reads the
     vault's notes from the files (into an index in memory) instead of the vault's index.
@@ -198,13 +201,15 @@ def curate(
     )
     context.policy_approver = approver
     notices: list[str] = []
+    model: list[ModelReview | None] = [None]  # the last run of `judge` (the index may heal)
 
     def judge(context: CuratorContext) -> tuple[list[Finding], dict[str, list[SimilarNote]]]:
         findings = run_rules(context)
         if semantic and not drafts:
             from lore.curator.review.semantic import review
 
-            findings += review(context)
+            advice, model[0] = review(context)
+            findings += advice
         return findings, similar_notes(context, similar) if similar else {}
 
     findings, alike = with_vault(
@@ -229,4 +234,5 @@ def curate(
         mode=context.mode,
         similar=alike,
         notices=notices,
+        model_review=model[0],
     )

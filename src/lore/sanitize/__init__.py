@@ -48,9 +48,16 @@ def sanitize_markdown(text: str) -> str:
 def sanitize_field(text: str, limit: int = 0) -> str:
     """One outward field: sanitized as markdown, on one line, cut to `limit` (0: no cut)."""
     flat = " ".join(sanitize_markdown(text).split())
-    if limit and len(flat) > limit:
-        return flat[: limit - 1].rstrip() + "…"
-    return flat
+    if not limit or len(flat) <= limit:
+        return flat
+    # A cut can open what was closed (half a code span leaves its `<tag>` bare): the cut
+    # text is sanitized again, and cut shorter while that makes it too long.
+    keep = limit - 1
+    while True:
+        short = " ".join(sanitize_markdown(flat[:keep].rstrip()).split())
+        if len(short) <= limit - 1 or keep == 0:
+            return short + "…"
+        keep -= max(1, len(short) - (limit - 1))
 
 
 def sanitize_fields(values: object) -> list[str]:

@@ -7,8 +7,9 @@ with `gh repo create`, adds the `lore` and `agent-authored` labels, pushes `main
 and prints — or with `protect`, applies through `gh api` — the branch protection a
 vault needs. The curator and gardener workflows are pinned to the gh-lore commit
 `--curator` names or the one this lore was installed from (`lore.team.curator_pin`);
-otherwise the result names the lines to edit, and `protect` is refused, since a
-required check that can never start would block every pull request.
+otherwise the result names the two lines to edit, and `protect` is refused, since a
+required check that can never start would block every pull request. A vault on GitHub
+gets the model review through GitHub Models, on (`lore.team.model_review_seed`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 from lore import HOME_REPOSITORY
 from lore.errors import GhError, GitError, UsageError
 from lore.index.build import IndexUnavailable, open_index
+from lore.team import model_review_seed
 from lore.team.curator_pin import (
     PIN_WORKFLOWS,
     CuratorPin,
@@ -59,6 +61,7 @@ class InitResult:
     to_edit: list[str] = field(default_factory=list)  # files the team must still edit
     settings: list[str] = field(default_factory=list)  # recommended branch protection
     protected: bool = False
+    model_review: bool = False  # [curator.semantic] on, through GitHub Models
     notices: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
@@ -74,16 +77,21 @@ class InitResult:
                 "edit": self.to_edit,
                 "branch_protection": self.settings,
                 "protected": self.protected,
+                "model_review": self.model_review,
                 "notices": self.notices,
             }
         )
 
 
 def vault_files(
-    pin: CuratorPin | None, reviewers: str | None
+    pin: CuratorPin | None, reviewers: str | None, *, model_review: bool = False
 ) -> tuple[dict[str, bytes], list[str]]:
-    """The seed with the curator pinned and the reviewers filled in; and what is left to edit."""
+    """The seed with the curator pinned, the reviewers filled in and (`model_review`) the
+    model review on; and what is left to edit."""
     files = seed_files()
+    if model_review and "lore.toml" in files:
+        text = model_review_seed.with_model_review(files["lore.toml"].decode("utf-8"))
+        files["lore.toml"] = text.encode("utf-8")
     workflows = {path: files[path].decode("utf-8") for path in PIN_WORKFLOWS if path in files}
     if pin is not None:
         for path, text in workflows.items():
@@ -199,7 +207,7 @@ def init_vault(
                 kind="auth",
                 fix=gh.AUTH_FIX if gh.gh_executable() else gh.INSTALL_FIX,
             )
-    files, to_edit = vault_files(pin, reviewers)
+    files, to_edit = vault_files(pin, reviewers, model_review=owner_repo is not None)
     dest.mkdir(parents=True, exist_ok=True)
     write_files(dest, files)
     try:
@@ -211,6 +219,7 @@ def init_vault(
             f"run `git -C {dest} add -A && git -C {dest} commit -m 'Create the vault'`.",
         ) from None
     result = InitResult(dest, vault_name, commit, False, pinned=pin, to_edit=to_edit)
+    result.model_review = owner_repo is not None
     result.pin_source = detection.source
     if pin is None:
         result.notices.append(

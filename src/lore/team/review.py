@@ -10,8 +10,10 @@ candidates the curator's replacement, duplicate and contradiction rules judge, w
 same judgement on each pair (`lore.curator.report.similar`): a likely replacement,
 duplicate or contradiction is marked, with the sentence or clauses behind it, and notes
 alike in nothing but common words are left out. When nothing is flagged the list asks
-"does this replace one of these?" (`ReviewedNote.asks_replacement`). `act` approves,
-requests changes or merges through `gh`. Nothing here writes to the vault.
+"does this replace one of these?" (`ReviewedNote.asks_replacement`). The optional model
+review runs as in CI (with `gh auth token` for the github provider), so its verdicts
+and its status line are the ones the pull request shows. `act` approves, requests
+changes or merges through `gh`. Nothing here writes to the vault.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 
 from lore.curator.finding import Finding
 from lore.curator.report.similar import SHOWN, SimilarNote, asks_replacement
+from lore.curator.review.outcome import ModelReview
 from lore.curator.run import curate
 from lore.errors import UsageError
 from lore.team.branches import REMOTE, base_of
@@ -84,6 +87,7 @@ class Review:
     number: int | None = None
     url: str | None = None
     title: str = ""
+    model_review: ModelReview | None = None  # what the optional model review did
 
     @property
     def errors(self) -> int:
@@ -101,6 +105,7 @@ class Review:
                 "head": self.head,
                 "findings": [finding.to_json() for finding in self.findings],
                 "notes": [note.to_json() for note in self.notes],
+                "model_review": self.model_review.to_json() if self.model_review else None,
             }
         )
 
@@ -139,10 +144,11 @@ def list_memory_prs(root: Path) -> list[MemoryPr]:
     return rows
 
 
-def review_range(root: Path, base: str, head: str, *, target: str) -> Review:
-    """Curator findings and, per changed note, its text, preview and similar notes."""
+def review_range(root: Path, base: str, head: str, *, target: str, semantic: bool = True) -> Review:
+    """Curator findings and, per changed note, its text, preview and similar notes;
+    `semantic=False` leaves out the optional model review."""
     root = root.resolve()
-    result = curate(root, base=base, head=head, similar=SIMILAR)
+    result = curate(root, base=base, head=head, similar=SIMILAR, semantic=semantic)
     changed = [path for path in result.checked if path in result.previews]
     notes = []
     for path in changed:
@@ -151,10 +157,17 @@ def review_range(root: Path, base: str, head: str, *, target: str) -> Review:
         similar = result.similar.get(path, [])
         asks = asks_replacement(result.findings, path)
         notes.append(ReviewedNote(path, text, result.previews[path], similar, asks))
-    return Review(target=target, base=base, head=head, findings=result.findings, notes=notes)
+    return Review(
+        target=target,
+        base=base,
+        head=head,
+        findings=result.findings,
+        notes=notes,
+        model_review=result.model_review,
+    )
 
 
-def review_branch(root: Path, branch: str) -> Review:
+def review_branch(root: Path, branch: str, *, semantic: bool = True) -> Review:
     """Review a local branch against the remote's default branch (or the current one)."""
     root = root.resolve()
     if git.resolve_commit(root, branch) is None:
@@ -164,10 +177,12 @@ def review_branch(root: Path, branch: str) -> Review:
         )
     remote = REMOTE if git.remote_url(root, REMOTE) else None
     base_ref = base_of(root, remote)[1]
-    return review_range(root, base_ref, branch, target=branch)
+    return review_range(root, base_ref, branch, target=branch, semantic=semantic)
 
 
-def review_pr(root: Path, number: int, *, timeout: float = NETWORK_TIMEOUT) -> Review:
+def review_pr(
+    root: Path, number: int, *, timeout: float = NETWORK_TIMEOUT, semantic: bool = True
+) -> Review:
     """Fetch the vault's remote and review pull request `number` (a branch of the vault)."""
     root = root.resolve()
     github = _github(root)
@@ -187,7 +202,8 @@ def review_pr(root: Path, number: int, *, timeout: float = NETWORK_TIMEOUT) -> R
             f"({head_branch or 'unknown'}), e.g. a fork.",
             fix="Check its branch out locally and run `lore review BRANCH`.",
         )
-    review = review_range(root, f"refs/remotes/{REMOTE}/{base_branch}", head, target=f"#{number}")
+    base_ref = f"refs/remotes/{REMOTE}/{base_branch}"
+    review = review_range(root, base_ref, head, target=f"#{number}", semantic=semantic)
     review.number = number
     review.url = str(pull.get("url") or "") or None
     review.title = str(pull.get("title") or "")

@@ -110,6 +110,18 @@ def auth_status(host: str = "github.com", timeout: float = 15.0) -> tuple[bool, 
     return True, text.splitlines()[1].strip() if len(text.splitlines()) > 1 else text
 
 
+def auth_token(host: str = "github.com", timeout: float = 10.0) -> str | None:
+    """The token gh uses for `host` (`gh auth token`: `GH_TOKEN` when set, else the signed-in
+    account's), or None when gh is missing, signed out or slow. Never logged or shown;
+    the semantic review sends it to GitHub Models only."""
+    try:
+        result = run_gh(["auth", "token", "--hostname", host], timeout=timeout)
+    except GhError:
+        return None
+    token = result.stdout.strip()
+    return token if token and not any(char.isspace() for char in token) else None
+
+
 def current_login(host: str = "github.com", timeout: float = 10.0) -> str | None:
     """The signed-in user's GitHub handle (`gh api user`), or None."""
     try:

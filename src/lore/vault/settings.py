@@ -96,16 +96,20 @@ SETTINGS: tuple[Setting, ...] = (
     # gap between distinct pairs and duplicates in eval/curator's tune part.
     Setting("curator", "near_duplicate_threshold", 0.42, POSITIVE, high=1),
     # The optional model review (docs/curator.md), off by default: one call judges one
-    # candidate pair. Its reader checks the text values (provider names, endpoints,
-    # variable names). max_related: candidates judged per note; max_calls: per run.
+    # note against all its candidates. Its reader checks the text values (provider
+    # names, endpoints, variable names, the organisation) and fills in the provider's
+    # own defaults for an empty model or api_key_env (lore.curator.context.settings).
+    # max_related: candidates judged per note; max_calls: calls (notes) per run, 10 so
+    # one run stays under GitHub Models' 10-15 requests a minute.
     Setting("curator.semantic", "enabled", False, BOOL),
     Setting("curator.semantic", "provider", "openai", TEXT),
     Setting("curator.semantic", "model", "", TEXT),
     Setting("curator.semantic", "endpoint", "", TEXT),
-    Setting("curator.semantic", "api_key_env", "LORE_SEMANTIC_API_KEY", TEXT),
+    Setting("curator.semantic", "org", "", TEXT),
+    Setting("curator.semantic", "api_key_env", "", TEXT),
     Setting("curator.semantic", "timeout_seconds", 30.0, POSITIVE, high=300),
     Setting("curator.semantic", "max_related", 4, COUNT, low=0, high=50),
-    Setting("curator.semantic", "max_calls", 20, COUNT, low=1, high=500),
+    Setting("curator.semantic", "max_calls", 10, COUNT, low=1, high=500),
     # The gardener (`lore garden`, docs/keeping-the-vault-true.md).
     Setting("garden", "archive_superseded_after_days", 90, COUNT),
     Setting("garden", "low_confidence_max_age_days", 180, COUNT),

@@ -17,12 +17,15 @@ Keys (all optional; their defaults and bounds are in `lore.vault.settings.SETTIN
 - `near_duplicate_threshold`: how alike two notes must be (the likeness of
   `lore.curator.judgement.similarity`, 0 to 1) to be reported as near duplicates.
 - `[curator.semantic]`: the optional model review (`lore.curator.review.semantic`), off by
-  default: `enabled`, `provider` ("openai", "anthropic", or "llm" for any model the
-  `llm` library reaches), `model`, `endpoint` (openai and anthropic only: the
-  provider's public API unless set; with llm the model's plugin chooses),
-  `api_key_env` (the NAME of the environment variable holding the key; the key itself
-  never lives in lore.toml), `timeout_seconds`, `max_related` (candidates judged per
-  note), `max_calls` (model calls per run).
+  default: `enabled`, `provider` ("openai", "anthropic", "github" for GitHub Models
+  with the workflow's own token, or "llm" for any model the `llm` library reaches),
+  `model` (github: `openai/gpt-4.1-mini` unless set), `endpoint` (openai, anthropic
+  and github only: the provider's public API unless set; with llm the model's plugin
+  chooses), `org` (github only: attribute the calls to this organisation),
+  `api_key_env` (the NAME of the environment variable holding the key, the key itself
+  never lives in lore.toml; unset: `GITHUB_TOKEN` for github, else
+  `LORE_SEMANTIC_API_KEY`), `timeout_seconds`, `max_related` (candidates judged per
+  note), `max_calls` (model calls, one per note, per run).
 """
 
 from __future__ import annotations
@@ -45,12 +48,20 @@ from lore.vault.settings import (
     value_of,
 )
 
-PROVIDERS = ("openai", "anthropic", "llm")
+PROVIDERS = ("openai", "anthropic", "github", "llm")
+GITHUB = "github"  # GitHub Models, with the workflow's GITHUB_TOKEN (no secret to store)
+# An empty `model` or `api_key_env` means the provider's own default. GitHub Models'
+# openai/gpt-4.1-mini is a "low" tier model: 15 requests a minute, 150 a day free
+# (https://docs.github.com/en/github-models/use-github-models/prototyping-with-ai-models#rate-limits).
+DEFAULT_MODELS = {GITHUB: "openai/gpt-4.1-mini"}
+DEFAULT_KEY_ENV = "LORE_SEMANTIC_API_KEY"
+DEFAULT_KEY_ENVS = {GITHUB: "GITHUB_TOKEN"}
 # The rules a vault may report as warnings instead of errors (`relax_to_warning`).
 RELAXABLE = ("injection/agent-instruction", "injection/role-tag", "injection/pipe-to-shell")
 LLM = "llm"  # any model the optional `llm` library reaches, through its plugins
 _LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+_ORG = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}")  # a GitHub login
 _CURATOR = section_values({}, "curator")  # the defaults, from lore.vault.settings' table
 _SEMANTIC = section_values({}, "curator.semantic")
 
@@ -63,7 +74,8 @@ class SemanticSettings:
     provider: str = _SEMANTIC["provider"]
     model: str = _SEMANTIC["model"]
     endpoint: str = _SEMANTIC["endpoint"]  # empty: the provider's public API
-    api_key_env: str = _SEMANTIC["api_key_env"]
+    org: str = _SEMANTIC["org"]  # github: the organisation the calls are attributed to
+    api_key_env: str = DEFAULT_KEY_ENV  # resolved: never empty
     timeout_seconds: float = _SEMANTIC["timeout_seconds"]
     max_related: int = _SEMANTIC["max_related"]  # candidate notes judged per note
     max_calls: int = _SEMANTIC["max_calls"]  # model calls per run
@@ -174,18 +186,32 @@ def _semantic_settings(section: Any, problem: Any) -> SemanticSettings:
         values["provider"] = provider
     else:
         reject(
-            'curator.semantic.provider must be "openai", "anthropic" or "llm"',
-            'Set provider = "openai".',
+            'curator.semantic.provider must be "openai", "anthropic", "github" or "llm"',
+            'Set provider = "github" (GitHub Models, no key to store) or "openai".',
         )
     model = section.get("model", "")
     if isinstance(model, str) and len(model) <= 200 and "\n" not in model:
-        values["model"] = model.strip()
+        values["model"] = model.strip() or DEFAULT_MODELS.get(provider, "")
     else:
         reject("curator.semantic.model must be a model name", 'Set model = "…".')
+    org = section.get("org", "")
+    if org and provider != GITHUB:
+        reject(
+            "curator.semantic.org is for the github provider (GitHub Models)",
+            'Remove org, or set provider = "github".',
+        )
+    elif org == "" or (isinstance(org, str) and _ORG.fullmatch(org)):
+        values["org"] = org
+    else:
+        reject(
+            "curator.semantic.org must be the login of a GitHub organisation",
+            'Set org = "your-org", or remove it to use your own account\'s GitHub Models.',
+        )
     endpoint = section.get("endpoint", "")
     if endpoint and provider == LLM:
         reject(
-            "curator.semantic.endpoint is for the openai and anthropic providers; with llm, "
+            "curator.semantic.endpoint is for the openai, anthropic and github providers; "
+            "with llm, "
             "the plugin that provides the model decides where it connects",
             "Remove endpoint (configure the model in llm on the machine that runs the curator).",
         )
@@ -198,7 +224,9 @@ def _semantic_settings(section: Any, problem: Any) -> SemanticSettings:
             "Remove endpoint to use the provider's public API.",
         )
     key_env = section.get("api_key_env", _SEMANTIC["api_key_env"])
-    if isinstance(key_env, str) and _ENV_NAME.fullmatch(key_env):
+    if key_env == "":
+        values["api_key_env"] = DEFAULT_KEY_ENVS.get(provider, DEFAULT_KEY_ENV)
+    elif isinstance(key_env, str) and _ENV_NAME.fullmatch(key_env):
         values["api_key_env"] = key_env
     else:
         reject(

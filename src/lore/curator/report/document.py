@@ -13,7 +13,7 @@ sentence naming the file and what is wrong, never a traceback.
 The document is the `--format json` object (DESIGN §3: `version`, `findings`,
 `summary`) plus `previews`, each note as an agent will see it, and `similar`, the notes
 most like each note under review (id, title and likeness only), for the comment's "does
-this replace one of these?".
+this replace one of these?", and `model_review`, the optional model review's one line.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ MAX_PREVIEW_CHARS = 20000
 MAX_LINE = 10_000_000
 MAX_SIMILAR = 10  # notes listed per note under review
 MAX_TITLE_CHARS = 200
+MAX_MODEL_LINE_CHARS = 1200
 NOTE_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*--[a-z0-9]+(?:-[a-z0-9]+)*--\d{4}-\d\d-\d\d$")
 RULE_ID = re.compile(r"^[a-z][a-z0-9-]*/[a-z0-9][a-z0-9-]*$")
 
@@ -56,6 +57,7 @@ class ReportDocument:
     previews: dict[str, str] = field(default_factory=dict)  # path -> what an agent sees
     # path -> the notes most like it: (id, title, whole-note likeness 0..1)
     similar: dict[str, list[tuple[str, str, float]]] = field(default_factory=dict)
+    model_review: str | None = None  # the model review's line, when it was enabled
 
     @property
     def errors(self) -> int:
@@ -72,7 +74,10 @@ class ReportDocument:
             for path, notes in result.similar.items()
             if notes
         }
-        return cls(list(result.findings), len(result.checked), dict(result.previews), similar)
+        review = result.model_review.line if result.model_review is not None else None
+        return cls(
+            list(result.findings), len(result.checked), dict(result.previews), similar, review
+        )
 
     def to_json(self) -> dict[str, Any]:
         previews = [
@@ -102,6 +107,9 @@ class ReportDocument:
                     }
                     for path, notes in list(self.similar.items())[:MAX_PREVIEWS]
                 ],
+                "model_review": None
+                if self.model_review is None
+                else sanitize_field(self.model_review, MAX_MODEL_LINE_CHARS),
             }
         )
 
@@ -252,8 +260,13 @@ def parse_document(data: object) -> ReportDocument:
     errors, warnings = count(parsed)
     if summary.get("errors") != errors or summary.get("warnings") != warnings:
         raise _Invalid("summary's counts do not match its findings")
+    review = _text(data.get("model_review"), "model_review", MAX_MODEL_LINE_CHARS, optional=True)
     return ReportDocument(
-        parsed, checked, _previews(data.get("previews", [])), _similar(data.get("similar", []))
+        parsed,
+        checked,
+        _previews(data.get("previews", [])),
+        _similar(data.get("similar", [])),
+        None if review is None else sanitize_field(review, MAX_MODEL_LINE_CHARS),
     )
 
 

@@ -27,7 +27,7 @@ ANNOTATION_CAP = 10  # GitHub shows at most 10 error and 10 warning annotations 
 
 def to_json(result: CurateResult) -> dict[str, Any]:
     """The contract of DESIGN.md section 3, plus a summary (and, when they were gathered,
-    each note's most alike active notes: `similar`)."""
+    each note's most alike active notes, `similar`, and the model review's run)."""
     data: dict[str, Any] = {
         "findings": [finding.to_json() for finding in result.findings],
         "summary": {
@@ -40,6 +40,8 @@ def to_json(result: CurateResult) -> dict[str, Any]:
         data["similar"] = {
             path: [note.to_json() for note in notes] for path, notes in result.similar.items()
         }
+    if result.model_review is not None:
+        data["model_review"] = result.model_review.to_json()
     return versioned(data)
 
 
@@ -82,9 +84,14 @@ def to_github(result: CurateResult, *, token: str | None = None) -> list[str]:
         if shown[finding.severity] < ANNOTATION_CAP:
             shown[finding.severity] += 1
             lines.append(annotation(finding))
+    review = result.model_review.line if result.model_review is not None else ""
+    if review:  # a notice: the model review never fails the check
+        lines.append(f"::notice title=lore model review::{escape_data(review)}")
     marker = token or secrets.token_hex(16)
     lines.append(f"::stop-commands::{marker}")
     lines += [plain_line(finding) for finding in result.findings]
+    if review:
+        lines.append(sanitize_field(review, 2000))
     hidden = len(result.findings) - sum(shown.values())
     if hidden:
         lines.append(

@@ -294,6 +294,8 @@ def to_markdown(
     if document.findings:
         parts += _findings(document.findings, links)
     parts += similar_section(document, links)
+    if document.model_review is not None:
+        parts += [f"**Model review:** {md_escape(document.model_review, 1200)}", ""]
     used = sum(len(part) + 1 for part in parts)
     if previews:
         for path, full in document.previews.items():

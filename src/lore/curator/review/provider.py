@@ -1,36 +1,49 @@
 """One model call for the semantic review: a provider over HTTPS, with a hard deadline.
 
-`HttpClient` speaks two request shapes with the standard library only: OpenAI chat
-completions (asking for a JSON object) and the Anthropic messages API; one attempt,
-no retries. `lore.curator.review.provider_llm` is the other `ModelClient`, for any model the
-optional `llm` library reaches. `within` runs one call in a worker thread and stops
-waiting after the vault's `timeout_seconds`, whatever the client does inside (a socket
-timeout bounds each read, not a slow trickle; llm has no timeout of its own). Every
-failure is a `ProviderError` whose message never contains the API key.
+`HttpClient` speaks three request shapes with the standard library only: OpenAI chat
+completions (asking for a JSON object), the Anthropic messages API, and GitHub Models
+(OpenAI-compatible, with GitHub's headers and a JSON-schema answer:
+`lore.curator.review.github_models`); one attempt, no retries. `lore.curator.review.provider_llm`
+is the other `ModelClient`, for any model the optional `llm` library reaches. `within`
+runs one call in a worker thread and stops waiting after the vault's `timeout_seconds`,
+whatever the client does inside (a socket timeout bounds each read, not a slow trickle;
+llm has no timeout of its own). Every failure is a `ProviderError` whose `kind` says
+what went wrong ("timeout", "rate-limited", "no-access", ...) and whose message never
+contains the API key or anything the provider wrote.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    pass
+from lore.curator.review import github_models
 
+GITHUB = "github"
 DEFAULT_ENDPOINTS = {
     "openai": "https://api.openai.com/v1",
     "anthropic": "https://api.anthropic.com/v1",
+    GITHUB: github_models.DEFAULT_ENDPOINT,
 }
 ANTHROPIC_VERSION = "2023-06-01"
 MAX_RESPONSE_BYTES = 1024 * 1024
-MAX_OUTPUT_TOKENS = 2048
+MAX_OUTPUT_TOKENS = 2048  # under GitHub Models' 4,000 tokens out per request
 
 
 class ProviderError(Exception):
-    """The call failed; the message says why in one line, without the key."""
+    """The call failed; the message says why in one line, without the key.
+
+    `kind`: "timeout", "unreachable", "rate-limited", "no-access", "unauthorized",
+    "too-large", "http", "bad-response" or "failed".
+    """
+
+    def __init__(self, message: str, kind: str = "failed") -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 class ProviderUnavailable(ProviderError):
@@ -61,7 +74,7 @@ def within(seconds: float, call: Callable[[], str]) -> str:
     worker.start()
     worker.join(seconds)
     if worker.is_alive():
-        raise ProviderError(f"no answer within {seconds:g} seconds")
+        raise ProviderError(f"no answer within {seconds:g} seconds", "timeout")
     if not outcome:
         raise ProviderError("the model call stopped without an answer")
     result = outcome[0]
@@ -70,11 +83,24 @@ def within(seconds: float, call: Callable[[], str]) -> str:
     return result
 
 
-def _request(provider: str, model: str, system: str, user: str, *, endpoint: str, key: str) -> Any:
+def _request(
+    provider: str,
+    model: str,
+    call: tuple[str, str, dict[str, Any]],
+    *,
+    endpoint: str,
+    key: str,
+    org: str = "",
+) -> Any:
+    system, user, schema = call
     base = endpoint or DEFAULT_ENDPOINTS[provider]
-    if provider == "anthropic":
+    if provider == GITHUB:
+        url = github_models.chat_url(endpoint, org)
+        body = github_models.request_body(model, system, user, schema, MAX_OUTPUT_TOKENS)
+        headers = github_models.request_headers(key)
+    elif provider == "anthropic":
         url = f"{base}/messages"
-        body: dict[str, Any] = {
+        body = {
             "model": model,
             "max_tokens": MAX_OUTPUT_TOKENS,
             "temperature": 0,
@@ -103,6 +129,25 @@ def _request(provider: str, model: str, system: str, user: str, *, endpoint: str
     )
 
 
+def _http_error(provider: str, exc: Any) -> ProviderError:
+    """The error for an HTTP status; nothing of the provider's own text is kept."""
+    headers = {name.lower(): value for name, value in (exc.headers or {}).items()}
+    try:
+        empty = not exc.read(4096).strip()
+    except Exception:  # noqa: BLE001 - the body only tells an empty 403 from another
+        empty = True
+    if provider == GITHUB:
+        kind, sentence = github_models.refusal(exc.code, headers, empty, time.time())
+        return ProviderError(sentence, kind)
+    if exc.code == 429:
+        wait = github_models.retry_after(headers, time.time())
+        after = f"; retry after {wait:.0f} s" if wait is not None else ""
+        message = f"the provider's rate limit was reached (HTTP 429{after})"
+        return ProviderError(message, "rate-limited")
+    kind = {401: "unauthorized", 403: "no-access"}.get(exc.code, "http")
+    return ProviderError(f"the provider answered HTTP {exc.code}", kind)
+
+
 def _content(provider: str, payload: Any) -> str:
     """The model's text from a provider response."""
     try:
@@ -116,9 +161,11 @@ def _content(provider: str, payload: Any) -> str:
         else:
             text = payload["choices"][0]["message"]["content"]
     except (KeyError, IndexError, TypeError) as exc:
-        raise ProviderError(f"the response has no model output ({type(exc).__name__})") from None
+        raise ProviderError(
+            f"the response has no model output ({type(exc).__name__})", "bad-response"
+        ) from None
     if not isinstance(text, str) or not text.strip():
-        raise ProviderError("the model returned no text")
+        raise ProviderError("the model returned no text", "bad-response")
     return text
 
 
@@ -131,6 +178,8 @@ def complete(
     endpoint: str,
     key: str,
     timeout: float,
+    schema: dict[str, Any] | None = None,
+    org: str = "",
 ) -> str:
     """The model's reply text; raises `ProviderError` for any failure.
 
@@ -140,45 +189,51 @@ def complete(
     import urllib.error
     import urllib.request
 
-    request = _request(provider, model, system, user, endpoint=endpoint, key=key)
+    call = (system, user, schema or {"type": "object"})
+    request = _request(provider, model, call, endpoint=endpoint, key=key, org=org)
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
             raw = response.read(MAX_RESPONSE_BYTES + 1)
     except urllib.error.HTTPError as exc:
-        raise ProviderError(f"the provider answered HTTP {exc.code}") from None
+        raise _http_error(provider, exc) from None
     except urllib.error.URLError as exc:
         reason = exc.reason
         if isinstance(reason, TimeoutError):
-            raise ProviderError(f"no answer within {timeout:g} seconds") from None
+            raise ProviderError(f"no answer within {timeout:g} seconds", "timeout") from None
         raise ProviderError(
-            f"the provider could not be reached ({type(reason).__name__})"
+            f"the provider could not be reached ({type(reason).__name__})", "unreachable"
         ) from None
     except TimeoutError:
-        raise ProviderError(f"no answer within {timeout:g} seconds") from None
+        raise ProviderError(f"no answer within {timeout:g} seconds", "timeout") from None
     except OSError as exc:
-        raise ProviderError(f"the connection failed ({type(exc).__name__})") from None
+        raise ProviderError(
+            f"the connection failed ({type(exc).__name__})", "unreachable"
+        ) from None
     if len(raw) > MAX_RESPONSE_BYTES:
-        raise ProviderError("the response is larger than 1 MB")
+        raise ProviderError("the response is larger than 1 MB", "bad-response")
     try:
         payload = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
-        raise ProviderError("the provider's response is not JSON") from None
+        raise ProviderError("the provider's response is not JSON", "bad-response") from None
     return _content(provider, payload)
 
 
 @dataclass(frozen=True)
 class HttpClient:
-    """The openai or anthropic provider at `endpoint` (empty: its public API)."""
+    """The openai, anthropic or github provider at `endpoint` (empty: its public API).
+
+    `org`: GitHub Models only, the organisation the calls are attributed to."""
 
     provider: str
     model: str
     endpoint: str
     timeout: float
     key: str = field(repr=False)
+    org: str = ""
 
     def answer(self, system: str, user: str, schema: dict[str, Any]) -> str:
-        # The JSON shape is in the prompt; OpenAI's json_object mode enforces JSON itself.
-        del schema
+        # GitHub Models takes the schema itself; for OpenAI's json_object mode and for
+        # Anthropic the JSON shape is in the prompt, and lore's parser checks the answer.
         return complete(
             provider=self.provider,
             model=self.model,
@@ -187,4 +242,6 @@ class HttpClient:
             endpoint=self.endpoint,
             key=self.key,
             timeout=self.timeout,
+            schema=schema if self.provider == GITHUB else None,
+            org=self.org,
         )

@@ -1,28 +1,30 @@
-"""The optional semantic review: a model judges the candidate pairs the rules left alone.
+"""The optional semantic review: a model judges the candidates the rules left alone.
 
 Off by default. It runs after every rule, when the vault's `[curator.semantic]` (read
-at the base in a pull request) enables it, the curator checks a pull request or
-explicit paths (never `--all`), and the key is there: the environment variable the
-settings name must hold one, except for an llm model that declares it needs none.
+at the base in a pull request) enables it and the curator checks a pull request or
+explicit paths (never `--all`, never a draft).
 
 For each note the change adds or edits, its best `max_related` candidates
 (`lore.curator.context.candidates`, the same notes the duplicate and contradiction rules
-judge: active notes at the base and notes earlier in the change) are the pairs. A
-pair the deterministic judgement already reports (`judgement.verdict.judge`) is left
-out; each other pair is one model call (`lore.curator.review.pairs`), taken round
-robin by rank so every note gets its best candidates judged first, at most
-`max_calls` per run. The model answers duplicate, contradiction or neither, naming
-one clause of each note; a duplicate or a contradiction becomes a
-`convention/semantic-duplicate` or `convention/semantic-contradiction` finding that
-quotes both clauses and is ALWAYS a warning: the model can never approve, merge or
-turn an error into a pass.
+judge: active notes at the base and notes earlier in the change) are asked about,
+minus the pairs the deterministic judgement already reports (`judgement.verdict.judge`).
+**One call judges one note against all of its candidates** (`lore.curator.review.pairs`),
+at most `max_calls` calls a run, so a pull request stays inside GitHub Models' free
+rate limits (`lore.curator.review.github_models`). The model answers duplicate,
+contradiction or neither for each candidate, naming one clause of each note; a
+duplicate or a contradiction becomes a `convention/semantic-duplicate` or
+`convention/semantic-contradiction` finding that quotes both clauses and is ALWAYS a
+warning: the model can never approve, merge or turn an error into a pass.
 
-Failures are warnings too, never a crash: `convention/semantic-unavailable` once per
-note whose pairs were not all judged (a bad answer skips that pair; a timeout or a
-provider error stops the calls for the run), and once for the run when the model
-cannot be used at all (the llm extra missing, an unknown model).
-`convention/semantic-call-limit` says the run reached `max_calls`. The API key
-appears in no output.
+The key: the environment variable `api_key_env` names (`GITHUB_TOKEN` for the github
+provider); for the github provider at GitHub's own endpoint, else the token `gh auth
+token` gives (`lore.vault.gh`), so a reviewer's `lore curate` and `lore review` see what
+CI sees. A `gh` token is never sent anywhere but GitHub's endpoint.
+
+Everything else is the run's `ModelReview` (`lore.curator.review.outcome`), one line in
+the comment, the job summary and the terminal: what was judged, and when the review was
+skipped or cut short, why (no token, 403, 429, a timeout, a broken answer, the cap).
+Never a finding, never a failed check, never a crash. The key appears in no output.
 """
 
 from __future__ import annotations
@@ -34,9 +36,11 @@ from functools import partial
 
 from lore.curator.context.candidates import Corpus, candidates, corpus_of
 from lore.curator.context.model import CuratorContext, is_note_path
-from lore.curator.context.settings import LLM, SemanticSettings
+from lore.curator.context.settings import GITHUB, LLM, SemanticSettings
 from lore.curator.finding import WARNING, Finding
 from lore.curator.judgement.verdict import judge
+from lore.curator.review.github_models import is_github_host
+from lore.curator.review.outcome import PARTIAL, RAN, SKIPPED, ModelReview
 from lore.curator.review.pairs import (
     ANSWER_SCHEMA,
     CONTRADICTION,
@@ -46,7 +50,7 @@ from lore.curator.review.pairs import (
     Answer,
     SchemaError,
     Side,
-    build_prompt,
+    build_batch,
     parse_answer,
     side_of,
 )
@@ -60,40 +64,38 @@ from lore.curator.review.provider import (
 from lore.curator.rules.text import quote
 from lore.sanitize import sanitize_text
 
-UNAVAILABLE = "convention/semantic-unavailable"
 DUPLICATE_RULE = "convention/semantic-duplicate"
 CONTRADICTION_RULE = "convention/semantic-contradiction"
-CALL_LIMIT = "convention/semantic-call-limit"
 RULES = {
     DUPLICATE_RULE: "the model judged the note the same lesson as a candidate note the "
     "rules did not flag (advisory)",
     CONTRADICTION_RULE: "the model judged the note to contradict a candidate note the "
     "rules did not flag (advisory)",
-    UNAVAILABLE: "the semantic review was enabled but could not run or gave an invalid answer",
-    CALL_LIMIT: "the semantic review reached max_calls, so some pairs were not judged",
 }
 _KEY_HIDDEN = "[API key hidden]"
 
 
 @dataclass(frozen=True)
-class Pair:
+class NoteToJudge:
     note: int  # corpus index of the note under review
-    other: int  # corpus index of its candidate
+    others: tuple[int, ...]  # its candidates the rules did not report, best first
 
 
 @dataclass
-class _NoteOutcome:
-    """What became of one note's pairs."""
+class _Run:
+    """What became of one run's calls."""
 
-    display: str
-    pairs: int = 0
-    failed: int = 0
-    why: str = ""  # the first failure
+    total: int
+    calls: int = 0
+    judged: int = 0
+    candidates: int = 0
+    verdicts: int = 0
+    stopped: str = ""  # why the calls stopped for the rest of the run
+    capped: int = 0
+    broken: str = ""  # the first answer that broke the schema
+    left_out: str = ""  # the first note whose candidates did not all fit
+    not_judged: list[str] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
-
-    def fail(self, why: str) -> None:
-        self.failed += 1
-        self.why = self.why or why
 
 
 def _count(number: int, thing: str) -> str:
@@ -104,20 +106,8 @@ def _hide(text: str, key: str) -> str:
     return text.replace(key, _KEY_HIDDEN) if key else text
 
 
-def unavailable(path: str, what: str) -> Finding:
-    return Finding(
-        UNAVAILABLE,
-        WARNING,
-        path,
-        None,
-        f"{what}; the other checks are unaffected",
-        "Read the note yourself for what the model would have checked; "
-        "see docs/curator.md#semantic-review-optional.",
-    )
-
-
-def pairs_to_judge(context: CuratorContext, limit: int) -> tuple[Corpus, list[Pair]]:
-    """The candidate pairs the rules did not already report, round robin by rank."""
+def notes_to_judge(context: CuratorContext, limit: int) -> tuple[Corpus, list[NoteToJudge]]:
+    """Each note under review with the candidates the rules did not already report."""
     corpus = corpus_of(context)
     inactive = context.statuses_before
     threshold = context.settings.near_duplicate_threshold
@@ -126,12 +116,12 @@ def pairs_to_judge(context: CuratorContext, limit: int) -> tuple[Corpus, list[Pa
         entry = corpus.entries[other]
         return bool(entry.view.body.strip()) and (entry.reviewed or entry.view.id not in inactive)
 
-    ranked: list[list[Pair]] = []
+    work: list[NoteToJudge] = []
     for index in corpus.reviewed():
         entry = corpus.entries[index]
         if not is_note_path(entry.view.path) or not entry.view.body.strip():
             continue
-        pairs = []
+        others = []
         for other in candidates(corpus, index, eligible, limit) if limit else []:
             verdict = judge(
                 entry.profile,
@@ -142,10 +132,34 @@ def pairs_to_judge(context: CuratorContext, limit: int) -> tuple[Corpus, list[Pa
                 threshold,
             )
             if not verdict.near_duplicate and verdict.conflict is None:
-                pairs.append(Pair(index, other))
-        ranked.append(pairs)
-    width = max((len(pairs) for pairs in ranked), default=0)
-    return corpus, [pairs[rank] for rank in range(width) for pairs in ranked if rank < len(pairs)]
+                others.append(other)
+        if others:
+            work.append(NoteToJudge(index, tuple(others)))
+    return corpus, work
+
+
+def credential(settings: SemanticSettings, environ: Mapping[str, str]) -> str:
+    """The key to send: the variable `api_key_env` names; for the github provider at
+    GitHub's own endpoint, else `gh auth token`. Empty when there is none."""
+    key = environ.get(settings.api_key_env, "").strip()
+    if key or settings.provider != GITHUB or not is_github_host(settings.endpoint):
+        return key
+    from lore.vault.gh import auth_token  # runs `gh`: only when the review needs a token
+
+    return auth_token() or ""
+
+
+def _no_key(settings: SemanticSettings) -> str:
+    variable = f"${settings.api_key_env}"
+    if settings.provider != GITHUB:
+        return f"no key: {variable} is not set"
+    if not is_github_host(settings.endpoint):
+        return f"no token: {variable} is not set"
+    return (
+        f"no token: {variable} is not set and `gh auth token` has none (run `gh auth login`; "
+        f"in GitHub Actions the step passes GITHUB_TOKEN: ${{{{ github.token }}}} and the "
+        "job grants `permissions: models: read`)"
+    )
 
 
 def open_client(settings: SemanticSettings, key: str) -> ModelClient | None:
@@ -157,95 +171,152 @@ def open_client(settings: SemanticSettings, key: str) -> ModelClient | None:
     if not key:
         return None
     return HttpClient(
-        settings.provider, settings.model, settings.endpoint, settings.timeout_seconds, key
+        settings.provider,
+        settings.model,
+        settings.endpoint,
+        settings.timeout_seconds,
+        key,
+        settings.org,
     )
 
 
-def review(context: CuratorContext, environ: Mapping[str, str] | None = None) -> list[Finding]:
-    """Advisory findings for the notes the change adds or edits (nothing when not enabled)."""
+def review(
+    context: CuratorContext, environ: Mapping[str, str] | None = None
+) -> tuple[list[Finding], ModelReview | None]:
+    """Advisory findings for the notes the change adds or edits, and what the review did
+    (`None` when it is not enabled for this run or the change holds no note)."""
     settings: SemanticSettings = context.settings.semantic
     if not settings.enabled or context.mode not in ("range", "paths"):
-        return []
+        return [], None
+    if not any(is_note_path(checked.path) for checked in context.notes):
+        return [], None
     env = os.environ if environ is None else environ
-    key = env.get(settings.api_key_env, "").strip()
-    if settings.provider != LLM and not key:
-        return []  # a fork's pull request, or a machine without the key: nothing is sent
-    first = next((c.display for c in context.notes if is_note_path(c.path)), None)
-    if first is None:
-        return []
+
+    def skipped(why: str) -> tuple[list[Finding], ModelReview]:
+        return [], ModelReview(SKIPPED, settings.provider, settings.model, why)
+
+    key = ""
     try:
-        corpus, pairs = pairs_to_judge(context, settings.max_related)
-        if not pairs:
-            return []
+        key = credential(settings, env)
+        if settings.provider != LLM and not key:
+            return skipped(_no_key(settings))  # a fork's pull request, a signed-out machine
+        corpus, work = notes_to_judge(context, settings.max_related)
+        if not work:
+            detail = "nothing to ask: the rules already judged every candidate of these notes"
+            return [], ModelReview(RAN, settings.provider, settings.model, detail)
         client = open_client(settings, key)
         if client is None:
-            return []
-        return _judge_pairs(context, settings, client, key, corpus, pairs)
+            return skipped(_no_key(settings))
+        return _judge_notes(context, settings, client, key, corpus, work)
     except ProviderUnavailable as exc:
-        why = _hide(str(exc), key)
+        return skipped(_hide(str(exc), key))
     except Exception as exc:  # noqa: BLE001 - advisory: never crash, never pass silently
-        why = f"it stopped with {type(exc).__name__}"
-    return [unavailable(first, f"the semantic review did not run: {why}")]
+        return skipped(f"it stopped with {type(exc).__name__}")
 
 
-def _judge_pairs(  # noqa: PLR0917 - one private call site
+def _judge_notes(  # noqa: PLR0917 - one private call site
     context: CuratorContext,
     settings: SemanticSettings,
     client: ModelClient,
     key: str,
     corpus: Corpus,
-    pairs: list[Pair],
-) -> list[Finding]:
-    outcomes: dict[int, _NoteOutcome] = {}
+    work: list[NoteToJudge],
+) -> tuple[list[Finding], ModelReview]:
+    run = _Run(total=len(work))
     sides: dict[int, Side] = {}
     secrets = set(context.redactions)
-    calls = 0
-    stopped = ""  # why the calls stopped for the rest of the run
-    left: list[Pair] = []  # pairs beyond max_calls
-    for pair in pairs:
-        outcome = outcomes.setdefault(pair.note, _NoteOutcome(corpus.entries[pair.note].display))
-        outcome.pairs += 1
-        if stopped:
-            outcome.fail(f"the calls stopped after an earlier failure ({stopped})")
+
+    def side(index: int) -> Side:
+        if index not in sides:
+            sides[index] = side_of(corpus.entries[index].view, secrets)
+        return sides[index]
+
+    for item in work:
+        display = corpus.entries[item.note].display
+        if run.stopped or run.calls >= settings.max_calls:
+            run.capped += not run.stopped  # the cap, not an earlier failure, left it out
+            run.not_judged.append(display)
             continue
-        if calls >= settings.max_calls:
-            left.append(pair)
+        batch = build_batch(side(item.note), [side(other) for other in item.others])
+        if not batch.candidates:
+            run.not_judged.append(display)
+            run.left_out = run.left_out or f"{display} is too long for one request"
             continue
-        for index in (pair.note, pair.other):
-            if index not in sides:
-                sides[index] = side_of(corpus.entries[index].view, secrets)
-        mine, theirs = sides[pair.note], sides[pair.other]
-        calls += 1
-        ask = partial(client.answer, SYSTEM_PROMPT, build_prompt(mine, theirs), ANSWER_SCHEMA)
+        run.calls += 1
+        ask = partial(client.answer, SYSTEM_PROMPT, batch.prompt, ANSWER_SCHEMA)
         try:
-            answer = parse_answer(within(settings.timeout_seconds, ask), mine, theirs)
-        except SchemaError as exc:  # this pair only
-            outcome.fail(str(exc))
+            answers = parse_answer(within(settings.timeout_seconds, ask), batch)
+        except SchemaError as exc:  # this note only
+            run.not_judged.append(display)
+            run.broken = run.broken or f"the model's answer for {display} broke the schema ({exc})"
             continue
-        except ProviderError as exc:  # the provider is down or too slow: stop calling it
-            stopped = _hide(str(exc), key)
-            outcome.fail(stopped)
+        except ProviderError as exc:  # refused, rate-limited or too slow: stop calling it
+            run.stopped = _hide(str(exc), key)
+            run.not_judged.append(display)
             continue
         except Exception as exc:  # noqa: BLE001 - advisory: never crash, never pass silently
-            stopped = f"it stopped with {type(exc).__name__}"
-            outcome.fail(stopped)
+            run.stopped = f"it stopped with {type(exc).__name__}"
+            run.not_judged.append(display)
             continue
-        if answer.verdict in (DUPLICATE, CONTRADICTION):
-            outcome.findings.append(_finding(answer, pair, corpus, settings.model, key))
-    findings: list[Finding] = []
-    for outcome in outcomes.values():
-        findings += outcome.findings
-        if outcome.failed:
-            findings.append(
-                unavailable(
-                    outcome.display,
-                    f"the semantic review did not judge {outcome.failed} of this note's "
-                    f"{_count(outcome.pairs, 'candidate pair')}: {outcome.why}",
-                )
+        run.judged += 1
+        run.candidates += len(batch.candidates)
+        if batch.left_out and not run.left_out:
+            run.left_out = (
+                f"{_count(len(batch.left_out), 'candidate')} of {display} did not fit in one "
+                "request"
             )
-    if left:
-        findings.append(_call_limit(left, corpus, settings.max_calls))
-    return findings
+        for answer in answers:
+            if answer.verdict in (DUPLICATE, CONTRADICTION):
+                other = item.others[answer.candidate]
+                run.findings.append(_finding(answer, item.note, other, corpus, settings.model, key))
+        run.verdicts = len(run.findings)
+    return run.findings, _outcome(run, settings)
+
+
+def _outcome(run: _Run, settings: SemanticSettings) -> ModelReview:
+    """The run as one `ModelReview`: its state and the sentence that says it."""
+    issues = [
+        issue
+        for issue in (
+            f"the calls stopped: {run.stopped}" if run.stopped else "",
+            f"it stops at max_calls = {settings.max_calls} calls a run (raise it under "
+            "[curator.semantic] to judge more)"
+            if run.capped
+            else "",
+            run.broken,
+            run.left_out,
+        )
+        if issue
+    ]
+    if run.judged == 0:
+        state = SKIPPED
+        detail = run.stopped or "; ".join(issues) or "no note was judged"
+    else:
+        found = (
+            f"{_count(run.verdicts, 'verdict')} shown as warnings"
+            if run.verdicts
+            else "no duplicate or contradiction found"
+        )
+        detail = (
+            f"judged {_count(run.judged, 'note')} against "
+            f"{_count(run.candidates, 'candidate')} in {_count(run.calls, 'call')}; {found}"
+        )
+        state = PARTIAL if issues else RAN
+        if run.judged < run.total:
+            detail = f"{detail}, {run.total - run.judged} of {run.total} notes not judged"
+        if issues:
+            detail = f"{detail}; {'; '.join(issues)}"
+    return ModelReview(
+        state,
+        settings.provider,
+        settings.model,
+        detail,
+        calls=run.calls,
+        judged=run.judged,
+        notes=run.total,
+        verdicts=run.verdicts,
+        not_judged=tuple(run.not_judged),
+    )
 
 
 def _line_of(corpus: Corpus, index: int, clause: str) -> int | None:
@@ -256,8 +327,10 @@ def _line_of(corpus: Corpus, index: int, clause: str) -> int | None:
     return view.body_line_at(offset) if offset >= 0 else None
 
 
-def _finding(answer: Answer, pair: Pair, corpus: Corpus, model: str, key: str) -> Finding:
-    entry, other = corpus.entries[pair.note], corpus.entries[pair.other].view.id
+def _finding(  # noqa: PLR0917 - one private call site
+    answer: Answer, note: int, other_index: int, corpus: Corpus, model: str, key: str
+) -> Finding:
+    entry, other = corpus.entries[note], corpus.entries[other_index].view.id
     reason = _hide(quote(sanitize_text(" ".join(answer.reason.split())), MAX_REASON), key)
     said = f'"{quote(answer.proposed, 160)}" against "{quote(answer.existing, 160)}"'
     because = f": {reason}" if reason else ""
@@ -267,7 +340,7 @@ def _finding(answer: Answer, pair: Pair, corpus: Corpus, model: str, key: str) -
             DUPLICATE_RULE,
             WARNING,
             entry.display,
-            _line_of(corpus, pair.note, answer.proposed),
+            _line_of(corpus, note, answer.proposed),
             f"{by}: this note holds the same lesson as {other}, {said}{because}",
             f"If this replaces it, add `supersedes: [{other}]`; if it adds to it, link "
             f"[[{other}]] and keep only what is new.",
@@ -276,22 +349,7 @@ def _finding(answer: Answer, pair: Pair, corpus: Corpus, model: str, key: str) -
         CONTRADICTION_RULE,
         WARNING,
         entry.display,
-        _line_of(corpus, pair.note, answer.proposed),
+        _line_of(corpus, note, answer.proposed),
         f"{by}: this note contradicts {other}, {said}{because}",
         f"If this note is right, add `supersedes: [{other}]`; if not, fix one of them.",
-    )
-
-
-def _call_limit(left: list[Pair], corpus: Corpus, limit: int) -> Finding:
-    notes = sorted({corpus.entries[pair.note].display for pair in left})
-    return Finding(
-        CALL_LIMIT,
-        WARNING,
-        notes[0],
-        None,
-        f"the semantic review stopped at max_calls = {limit} model calls: "
-        f"{_count(len(left), 'more candidate pair')} of {_count(len(notes), 'note')} "
-        "were not judged by the model",
-        "Review those notes' likely duplicates yourself, or raise max_calls in "
-        "[curator.semantic] of lore.toml.",
     )
