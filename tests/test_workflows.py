@@ -138,6 +138,7 @@ def test_the_trusted_curator_keeps_its_discipline() -> None:
     assert workflow["jobs"]["curate"]["permissions"] == {
         "contents": "read",
         "pull-requests": "read",
+        "models": "read",  # GitHub Models with the job's own token, no secret
     }
     assert "secrets." not in yaml.safe_dump(workflow["jobs"]["comment"])
     assert "secrets." not in yaml.safe_dump(workflow["jobs"]["reset-approval"])
