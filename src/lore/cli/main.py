@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from lore import __version__
-from lore.cli.commands import COMMANDS
+from lore.cli.commands import COMMANDS, GROUPS
 from lore.errors import ExitCode, LoreError
 
 TYPE_CHECKING = False
@@ -33,17 +33,44 @@ Exit codes: 0 ok, 1 problems found, 2 bad usage or input, 3 internal error, 130 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole parser, or (`only`) the top level with that one command, which is cheaper."""
+    import argparse
+
     from lore.cli.parsing import Parser
 
-    parser = Parser(prog="lore", description=DESCRIPTION)
+    parser = Parser(
+        prog="lore",
+        usage="lore [-h] [--version] COMMAND ...",
+        description=DESCRIPTION,
+        epilog=command_list(),
+    )
     parser.add_argument("--version", action="version", version=f"lore {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")  # sub-parsers are `Parser`s
-    for name, (module_name, help_text) in COMMANDS.items():
+    # The commands are listed by group in the epilog (`command_list`), not by argparse.
+    sub = parser.add_subparsers(
+        dest="command", metavar="COMMAND", help=argparse.SUPPRESS, prog="lore"
+    )
+    for name, (module_name, _group, help_text) in COMMANDS.items():
         if only is not None and name != only:
             continue
         module = importlib.import_module(module_name)
         module.register(sub, name, help_text)
     return parser
+
+
+def command_list() -> str:
+    """`lore --help`'s commands, grouped in the order a team meets them (`GROUPS`)."""
+    width = max(len(name) for name in COMMANDS) + 2
+    sections = []
+    for group, heading in GROUPS.items():
+        rows = [
+            f"  {name:<{width}}{help_text}"
+            for name, (_module, in_group, help_text) in COMMANDS.items()
+            if in_group == group
+        ]
+        if rows:
+            sections.append(f"{heading}:\n" + "\n".join(rows))
+    return (
+        "\n\n".join(sections) + "\n\n`lore COMMAND --help` shows a command's options and examples."
+    )
 
 
 def _pick_command(argv: Sequence[str]) -> str | None:
@@ -72,9 +99,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args is None:
             parser = build_parser(only=command)
             args = parser.parse_args(args_list)
-            if getattr(args, "handler", None) is None:
+            if getattr(args, "handler", None) is None:  # `lore` alone: no command, like git
                 parser.print_help()
-                return ExitCode.OK if not args_list else ExitCode.BAD_INPUT
+                return ExitCode.BAD_INPUT
         return int(args.handler(args))
     except LoreError as exc:
         _print_error(str(exc))

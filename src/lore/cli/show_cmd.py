@@ -53,7 +53,12 @@ def run(args: argparse.Namespace) -> int:
             notice(text)
     if found is None:
         close = similar_ids(vault.root, note_id)
-        hint = f"Did you mean {close[0]}?" if close else "Find it with `lore recall WORDS`."
+        if close and close[0].startswith(note_id):
+            hint = "Ids that start with it: " + ", ".join(close) + "."
+        elif close:
+            hint = f"Did you mean {close[0]}?"
+        else:
+            hint = "Find it with `lore recall WORDS`."
         raise NoteNotFound(f"No note has the id '{note_id}' in {vault.root}.", fix=hint)
     note, status = found
     if args.json:
