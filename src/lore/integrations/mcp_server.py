@@ -35,6 +35,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from lore import __version__
+from lore.curator.rules.secret_scan import mask_secrets_in
 from lore.errors import LoreError
 from lore.note.ids import MAX_ID_LENGTH, is_valid_id
 from lore.sanitize import sanitize_text
@@ -126,7 +127,7 @@ class VaultTools:
             result = recall_many(vaults, request)
         except LoreError as exc:
             raise ToolError(str(exc)) from None
-        return {**recall_json(result), "notice": NOTICE}
+        return {**mask_secrets_in(recall_json(result)), "notice": NOTICE}
 
     def remember(  # noqa: PLR0917 - the SDK builds the tool's schema from these parameters
         self,
@@ -234,7 +235,7 @@ class VaultTools:
             listed = list_proposals(root)
         except LoreError as exc:
             raise ToolError(str(exc)) from None
-        return proposals_json([(name, listed)])
+        return mask_secrets_in(proposals_json([(name, listed)]))
 
     def taxonomy(self) -> dict[str, Any]:
         """The vault's vocabulary: the note types, the tags (dimension/name, with definitions
@@ -275,7 +276,8 @@ class VaultTools:
         note, inactive = found
         version = current_version(root)
         commit = version[1] or None if version else None
-        return {**note_json(note, inactive, vault=name, commit=commit), "notice": NOTICE}
+        shown = note_json(note, inactive, vault=name, commit=commit)
+        return {**mask_secrets_in(shown), "notice": NOTICE}
 
 
 def build_server(vault_flag: str | None = None, cwd: Path | None = None) -> MCPServer:

@@ -15,12 +15,13 @@ here writes to the vault.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from lore.curator.finding import Finding
 from lore.curator.report.similar import SimilarNote
+from lore.curator.rules.secret_scan import mask_secrets
 from lore.curator.run import curate
 from lore.errors import UsageError
 from lore.team.branches import REMOTE, base_of
@@ -143,10 +144,20 @@ def review_range(root: Path, base: str, head: str, *, target: str) -> Review:
     notes = []
     for path in changed:
         raw = git.read_file_at(root, head, path) or b""
-        text = raw.decode("utf-8", "replace")
-        similar = result.similar.get(path, [])
+        text = mask_secrets(raw.decode("utf-8", "replace"))  # as every view shows a note
+        similar = [_masked(note) for note in result.similar.get(path, [])]
         notes.append(ReviewedNote(path, text, result.previews[path], similar))
     return Review(target=target, base=base, head=head, findings=result.findings, notes=notes)
+
+
+def _masked(note: SimilarNote) -> SimilarNote:
+    return replace(
+        note,
+        title=mask_secrets(note.title),
+        summary=mask_secrets(note.summary),
+        mine=mask_secrets(note.mine),
+        theirs=mask_secrets(note.theirs),
+    )
 
 
 def review_branch(root: Path, branch: str) -> Review:

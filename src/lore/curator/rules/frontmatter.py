@@ -28,7 +28,7 @@ RULES = {
     "frontmatter/duplicate-key": "a key appears twice",
     "frontmatter/not-a-mapping": "the frontmatter is not a set of `key: value` fields",
     "frontmatter/missing-field": "a required field (title, type, tags, confidence, date) is "
-    "missing",
+    "missing, or `tags` lists none (`tags: []`)",
     "frontmatter/wrong-type": "a field has the wrong shape (a list where a value belongs, …)",
     "frontmatter/unknown-field": "a field that is not in the note format (a warning when "
     "`allow_extra_fields = true`)",
@@ -92,6 +92,14 @@ def _field_checks(view: NoteView, path: str, data: dict[str, Any], today: str) -
                 f"(the limit is {MAX_VALUE_CHARS})",
                 "Keep frontmatter values short; put prose in the body.",
             )
+    if "tags" in data and not view.tags and isinstance(data["tags"], list):
+        # `tags: []` is valid YAML and parses; the note format asks for one or more.
+        add(
+            "frontmatter/missing-field",
+            "tags",
+            "'tags' is empty: a note needs one or more tags",
+            "List one or more tags from _taxonomy.md, e.g. tags: [tool/postgres].",
+        )
     for key, limit in MAX_ITEMS.items():
         items = getattr(view, key)
         if len(items) > limit:

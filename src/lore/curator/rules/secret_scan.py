@@ -17,6 +17,7 @@ import math
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from typing import Any
 
 _S = r"(?<![A-Za-z0-9_])"  # start guard: not inside a longer word
 _E = r"(?![A-Za-z0-9_])"  # end guard
@@ -563,3 +564,20 @@ def redact(text: str, values: Iterable[str]) -> str:
         if value and value in text:
             text = text.replace(value, mask(value))
     return text
+
+
+def mask_secrets(text: str) -> str:
+    """`text` with every secret the scan finds replaced by its mask: what each view of a
+    note prints (review, show, drafts, the MCP tools), whatever reached the note."""
+    return redact(text, {match.value for match in scan_secrets(text)})
+
+
+def mask_secrets_in(data: Any) -> Any:
+    """A JSON-shaped value (dicts, lists, strings) with every string's secrets masked."""
+    if isinstance(data, str):
+        return mask_secrets(data)
+    if isinstance(data, dict):
+        return {key: mask_secrets_in(value) for key, value in data.items()}
+    if isinstance(data, list):
+        return [mask_secrets_in(value) for value in data]
+    return data
