@@ -276,8 +276,8 @@ class VaultTools:
         note, inactive = found
         version = current_version(root)
         commit = version[1] or None if version else None
-        shown = note_json(note, inactive, vault=name, commit=commit)
-        return {**mask_secrets_in(shown), "notice": NOTICE}
+        data = note_json(note, inactive, vault=name, commit=commit)
+        return {**mask_secrets_in(data), "notice": NOTICE}
 
 
 def build_server(vault_flag: str | None = None, cwd: Path | None = None) -> MCPServer:
