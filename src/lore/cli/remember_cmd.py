@@ -292,7 +292,9 @@ def run(args: argparse.Namespace) -> int:
     vault = one_vault(args.vault)
     from lore.team.proposals import discard, start_proposal, submit
 
-    proposal = start_proposal(vault.root, data, timeout=args.timeout, dry_run=args.dry_run)
+    proposal = start_proposal(
+        vault.root, data, timeout=args.timeout, dry_run=args.dry_run, cwd=Path.cwd()
+    )
     if args.dry_run:
         discard(proposal)
         _show_draft(proposal, args.json, dry_run=True)

@@ -163,6 +163,9 @@ def _masked(note: SimilarNote) -> SimilarNote:
 def review_branch(root: Path, branch: str) -> Review:
     """Review a local branch against the remote's default branch (or the current one)."""
     root = root.resolve()
+    pushed = f"refs/remotes/{REMOTE}/{branch}"
+    if git.resolve_commit(root, branch) is None and git.ref_exists(root, pushed):
+        branch = pushed  # `lore remember` pushed `lore/<id>` and kept no local branch
     if git.resolve_commit(root, branch) is None:
         raise UsageError(
             f"'{branch}' is neither a pull request number nor a branch of {root}.",
@@ -170,7 +173,7 @@ def review_branch(root: Path, branch: str) -> Review:
         )
     remote = REMOTE if git.remote_url(root, REMOTE) else None
     base_ref = base_of(root, remote)[1]
-    return review_range(root, base_ref, branch, target=branch)
+    return review_range(root, base_ref, branch, target=branch.removeprefix("refs/remotes/"))
 
 
 def review_pr(root: Path, number: int, *, timeout: float = NETWORK_TIMEOUT) -> Review:

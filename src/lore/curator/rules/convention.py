@@ -12,7 +12,7 @@ import re
 from lore.curator.context.model import CuratorContext, NoteView
 from lore.curator.context.settings import CuratorSettings
 from lore.curator.finding import ERROR, WARNING, Finding
-from lore.curator.rules.text import CodeMap, Section, line_at, quote, sections
+from lore.curator.rules.text import CodeMap, Section, count_words, line_at, quote, sections
 from lore.vault.settings import SETTINGS_FILE
 
 NAME = "convention"
@@ -39,7 +39,6 @@ _BACK_REFERENCE = re.compile(
     re.IGNORECASE,
 )
 _FRAGMENT_START = re.compile(r"^(?:[-*+]\s|\d+[.)]\s|```|~~~|\||>|<|!\[|\[\[)")
-_WORD = re.compile(r"[\w'’-]+")
 
 
 def check(context: CuratorContext) -> list[Finding]:
@@ -78,7 +77,7 @@ def _check_note(view: NoteView, path: str, settings: CuratorSettings) -> list[Fi
         )
     body = view.body
     code = CodeMap(body)
-    words = len(_WORD.findall(body))
+    words = count_words(body)
     if words > settings.max_body_words:
         findings.append(
             Finding(
@@ -197,6 +196,6 @@ def _not_standalone(line: str) -> str | None:
         return "introduces something that follows"
     if _BACK_REFERENCE.match(line):
         return "refers back to something the reader has not seen"
-    if len(_WORD.findall(line)) < 3:
+    if count_words(line) < 3:
         return "is too short to stand alone"
     return None

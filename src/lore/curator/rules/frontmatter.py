@@ -13,7 +13,7 @@ from typing import Any
 from lore.curator.context.model import CuratorContext, NoteView
 from lore.curator.finding import ERROR, WARNING, Finding, from_problem
 from lore.curator.rules.text import quote
-from lore.note.model import is_github_handle
+from lore.note.model import is_author
 
 NAME = "frontmatter"
 RULES = {
@@ -40,7 +40,7 @@ RULES = {
     "frontmatter/too-many-items": "a list field is longer than makes sense",
     "frontmatter/value-too-long": "a field value is over 500 characters",
     "frontmatter/invalid-source": "source is not an http(s) URL",
-    "frontmatter/invalid-author": "author is not a GitHub handle (warning)",
+    "frontmatter/invalid-author": "author is neither a GitHub handle nor a person's name (warning)",
     "frontmatter/invalid-path": "a files_touched entry is absolute or leaves the repository "
     "(warning)",
 }
@@ -116,11 +116,11 @@ def _field_checks(view: NoteView, path: str, data: dict[str, Any], today: str) -
             f"source '{quote(view.source, 60)}' is not an http(s) URL",
             "Link the pull request, issue or incident, e.g. https://github.com/acme/app/pull/1.",
         )
-    if view.author and not is_github_handle(view.author):
+    if view.author and not is_author(view.author):
         add(
             "frontmatter/invalid-author",
             "author",
-            f"author '{quote(view.author, 40)}' is not a GitHub handle",
+            f"author '{quote(view.author, 40)}' is neither a GitHub handle nor a name",
             "Use the GitHub user name, e.g. octocat.",
             WARNING,
         )
