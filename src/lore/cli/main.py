@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from lore import __version__
 from lore.cli.commands import COMMANDS, GROUPS
-from lore.errors import ExitCode, LoreError
+from lore.errors import ExitCode, LoreError, Stopped, stop_like_ctrl_c
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -95,6 +95,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     command = _pick_command(args_list)
     try:
+        if command not in _OWN_SIGNALS:
+            stop_like_ctrl_c()
         args = _fast_args(command, args_list)
         if args is None:
             parser = build_parser(only=command)
@@ -106,8 +108,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except LoreError as exc:
         _print_error(str(exc))
         return int(exc.exit_code)
+    except Stopped as stopped:  # the terminal closed (SIGHUP) or SIGTERM: cleaned up already
+        _say_if_possible("\nStopped: nothing was left half done.\n")
+        return 128 + stopped.signum
     except KeyboardInterrupt:
-        sys.stderr.write("\nInterrupted.\n")
+        _say_if_possible("\nInterrupted.\n")
         return ExitCode.INTERRUPTED
     except EOFError:  # Ctrl-D (or no input left) at a prompt: the user cancelled
         sys.stderr.write("\nlore: cancelled: no answer was given.\n")
@@ -124,6 +129,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         _print_error(report_crash(exc))
         return ExitCode.INTERNAL
+
+
+# Commands that keep their own signal handling: the hooks (their watchdog, fail-open),
+# recall (nothing to clean up, and the fastest start), the MCP server (its SDK's loop).
+_OWN_SIGNALS = frozenset({"hook", "recall", "mcp"})
+
+
+def _say_if_possible(text: str) -> None:
+    """A last word on stderr, which may be a terminal that is gone."""
+    try:
+        sys.stderr.write(text)
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
 
 
 def _fast_args(command: str | None, argv: list[str]) -> argparse.Namespace | None:
