@@ -151,3 +151,39 @@ def test_the_demo_names_the_command_that_ran_it(tmp_path: Path) -> None:
     assert f"  {typed} recall how do we run database migrations --explain" in done.stdout
     assert f"$ {typed} recall --vault {tmp_path / 'demo'} " in done.stdout
     assert "\n  lore recall" not in done.stdout
+
+
+def test_the_vault_you_stand_in_comes_before_lore_vault(
+    make_vault: Callable[..., Vault], tmp_path: Path
+) -> None:
+    here = make_vault({"here--only-in-this-vault--2026-01-01": note_text("Only here")})
+    elsewhere = make_vault(
+        {"else--only-in-that-vault--2026-01-01": note_text("Only there", tags="[tool/nope]")}
+    )
+    env = {"LORE_VAULT": str(elsewhere.root)}
+    assert run_lore("curate", "--all", env=env, cwd=tmp_path).returncode == 1  # that vault
+    checked = run_lore("curate", "--all", "--format", "json", env=env, cwd=here.root / "notes")
+    assert checked.returncode == 0, checked.stdout  # this one: its note is fine
+    assert "else--only" not in checked.stdout
+    shown = run_lore("show", "here--only-in-this-vault--2026-01-01", env=env, cwd=here.root)
+    assert shown.returncode == 0, shown.stderr
+    found = run_lore("recall", "only", "--json", env=env, cwd=here.root)
+    assert [r["id"] for r in json.loads(found.stdout)["results"]] == [
+        "here--only-in-this-vault--2026-01-01"
+    ]
+    # Outside any vault, LORE_VAULT still decides; a code repository's notes/ is no vault.
+    code = tmp_path / "code"
+    (code / "notes").mkdir(parents=True)
+    (code / ".git").mkdir()
+    found = run_lore("recall", "only", "--json", env=env, cwd=code / "notes")
+    assert [r["id"] for r in json.loads(found.stdout)["results"]] == [
+        "else--only-in-that-vault--2026-01-01"
+    ]
+
+
+def test_curate_that_checks_nothing_is_bad_usage(make_vault: Callable[..., Vault]) -> None:
+    vault = make_vault()
+    done = run_lore("curate", "notes/", cwd=vault.root)  # only .gitkeep in it
+    assert done.returncode == 2
+    assert done.stderr.startswith("lore: Nothing was checked: notes/ holds no note file")
+    assert "0 files" not in done.stdout

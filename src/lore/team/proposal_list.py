@@ -154,7 +154,7 @@ def list_proposals(root: Path) -> ProposalList:
         if not title and written:
             assert tree is not None
             title = _title_of((tree / path).read_bytes(), path)
-        if not written and git.read_file_at(root, ref, path) is None:
+        if not written and _holds_nothing(root, ref, tree):
             # Stopped before the note was written (a closed terminal at "Propose?" in an
             # older lore): there is nothing to finish, only to remove.
             listing.rows.append(
@@ -187,6 +187,15 @@ def list_proposals(root: Path) -> ProposalList:
             )
         )
     return listing
+
+
+def _holds_nothing(root: Path, ref: str, tree: Path | None) -> bool:
+    """The branch has no commit of its own and its worktree no change: nothing to send."""
+    commit = git.resolve_commit(root, ref)
+    base = base_of(root, REMOTE if git.remote_url(root, REMOTE) else None)[1]
+    if commit is None or not git.is_ancestor(root, commit, base):
+        return False
+    return tree is None or not has_changes(tree, ".")
 
 
 def _title_at(root: Path, ref: str, note_id: str) -> str:
