@@ -92,4 +92,9 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         KEEP,
         "the vault in numbers: types, authors, growth, staleness",
     ),
+    "completion": (
+        "lore.cli.completion_cmd",
+        SETUP,
+        "print a shell completion script: bash, zsh or fish",
+    ),
 }

@@ -32,8 +32,11 @@ else the user config's default.
 Exit codes: 0 ok, 1 problems found, 2 bad usage or input, 3 internal error, 130 Ctrl-C."""
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The whole parser, or (`only`) the top level with that one command, which is cheaper."""
+def build_parser(only: str | None = None, *, for_shells: bool = False) -> argparse.ArgumentParser:
+    """The whole parser, or (`only`) the top level with that one command, which is cheaper.
+
+    `for_shells`: the commands stay visible to argparse (`lore completion` hands the
+    parser to shtab); `lore --help` lists them itself, grouped (`command_list`)."""
     import argparse
 
     from lore.cli.parsing import Parser
@@ -47,7 +50,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"lore {__version__}")
     # The commands are listed by group in the epilog (`command_list`), not by argparse.
     sub = parser.add_subparsers(
-        dest="command", metavar="COMMAND", help=argparse.SUPPRESS, prog="lore"
+        dest="command",
+        metavar="COMMAND",
+        help="a command" if for_shells else argparse.SUPPRESS,
+        prog="lore",
     )
     for name, (module_name, _group, help_text) in COMMANDS.items():
         if only is not None and name != only:
