@@ -11,7 +11,7 @@ process ends however it ends: `flock` on Linux and macOS, `msvcrt.locking` on Wi
 (a one-byte region at the file's start, the Windows API's `LockFile`). It is written
 here rather than taken from `filelock`, the kept library for it, on a measured cost:
 the hooks take this lock, and `import filelock` (4.x) pulls in `inspect`, `secrets`,
-`hmac` and `platform` — 2.7 times the start-up of `import lore.files` on this machine
+`hmac` and `platform`, 3.7 times what `import lore.files` costs above a bare interpreter
 (bench/bench_lock_import.py, docs/performance.md), for the same two system calls.
 """
 
