@@ -188,9 +188,14 @@ class PullRequests:
     on it (the vault's own workflow file), and the merge button."""
 
     def __init__(
-        self, tmp_path: Path, bare: Path, lore_source: LoreSource, installed: InstalledLore
+        self,
+        tmp_path: Path,
+        bare: Path,
+        lore_source: LoreSource,
+        installed: InstalledLore,
+        repo: str = "acme/team-vault",
     ) -> None:
-        self.tmp_path, self.bare = tmp_path, bare
+        self.tmp_path, self.bare, self.repo = tmp_path, bare, repo
         self.lore_source, self.installed = lore_source, installed
         self.work = tmp_path / "github-merges"
         git(tmp_path, "clone", "-q", str(bare), str(self.work))
@@ -212,12 +217,12 @@ class PullRequests:
             },
         }
         github = GitHubContext(
-            "pull_request", event, "acme/team-vault", merge, f"refs/pull/{number}/merge"
+            "pull_request", event, self.repo, merge, f"refs/pull/{number}/merge"
         )
         runner = WorkflowRunner(
             self.tmp_path / f"run-{number}",
             github,
-            repositories={"acme/team-vault": self.bare},
+            repositories={self.repo: self.bare},
             actions={"acme/gh-lore": self.lore_source.action},
             step_scripts=self.installed.step_scripts,
             env={"LORE_TODAY": TODAY},

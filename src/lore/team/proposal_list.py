@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lore.curator.rules.secret_scan import mask_secrets
 from lore.errors import GhError, UsageError
 from lore.files import write_atomic
 from lore.note.ids import is_valid_id
@@ -118,7 +119,7 @@ def list_proposals(root: Path) -> ProposalList:
                     id=branch[len(BRANCH_PREFIX) :],
                     branch=branch,
                     state="open",
-                    title=str(pull.get("title") or ""),
+                    title=mask_secrets(str(pull.get("title") or "")),
                     url=str(pull.get("url") or "") or None,
                     author=str(author.get("login") or "") or None,
                     curator=curator_status(pull.get("statusCheckRollup")),
@@ -207,7 +208,7 @@ def _title_at(root: Path, ref: str, note_id: str) -> str:
 
 def _title_of(raw: bytes, path: str) -> str:
     report = inspect_note(raw, path)
-    return report.note.title if report.note is not None else ""
+    return mask_secrets(report.note.title) if report.note is not None else ""
 
 
 def discard_proposal(root: Path, note_id: str) -> list[str]:
