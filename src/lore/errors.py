@@ -7,6 +7,10 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 
 class ExitCode(IntEnum):
     OK = 0
@@ -14,6 +18,80 @@ class ExitCode(IntEnum):
     BAD_INPUT = 2  # bad usage or bad input the user must fix
     INTERNAL = 3  # an unexpected internal error; details in a log file
     INTERRUPTED = 130
+
+
+class Stopped(KeyboardInterrupt):
+    """SIGHUP (the terminal closed) or SIGTERM, raised where the process is, like Ctrl-C:
+    everything that cleans up on Ctrl-C (a proposal not yet agreed to, a lock, a temporary
+    file) cleans up on these too. The exit code is 128 + the signal's number."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+_STOPPING = ("SIGHUP", "SIGTERM")
+# What to undo if SIGHUP or SIGTERM arrives now (innermost last), and the signals held
+# while a clean-up runs (None when none runs).
+_ON_STOP: list[Callable[[], None]] = []
+_HELD: list[list[int]] = []
+
+
+def stop_like_ctrl_c() -> None:
+    """From now on SIGHUP and SIGTERM clean up as Ctrl-C does, then raise `Stopped` (by
+    default they end the process with nothing cleaned up). Called by the entry point.
+
+    A closed terminal gives an end of input and, a few instructions later, its SIGHUP:
+    the clean-up the end of input started must not be cut short, nor run twice at once.
+    So a signal that lands while a clean-up runs (`signals_held`) waits for its end; one
+    that lands before runs the clean-ups registered with `on_stop` itself (they are
+    idempotent), then raises.
+    """
+    import signal
+
+    numbers = [getattr(signal, name) for name in _STOPPING if hasattr(signal, name)]
+
+    def stop(signum: int, _frame: object) -> None:
+        if _HELD:
+            _HELD[-1].append(signum)
+            return
+        for number in numbers:  # a second signal must not cut the clean-up short
+            signal.signal(number, signal.SIG_IGN)
+        import contextlib
+
+        for clean_up in reversed(_ON_STOP):
+            with contextlib.suppress(Exception):  # the rest must still run
+                clean_up()
+        raise Stopped(signum)
+
+    for number in numbers:
+        signal.signal(number, stop)
+
+
+class on_stop:  # noqa: N801 - used as `with on_stop(undo):`, like a function
+    """While the block runs, SIGHUP or SIGTERM first calls `clean_up` (idempotent)."""
+
+    def __init__(self, clean_up: Callable[[], None]) -> None:
+        self.clean_up = clean_up
+
+    def __enter__(self) -> None:
+        _ON_STOP.append(self.clean_up)
+
+    def __exit__(self, *_exc: object) -> None:
+        _ON_STOP.remove(self.clean_up)
+
+
+class signals_held:  # noqa: N801 - used as `with signals_held():`, like a function
+    """Run a clean-up to its end: SIGHUP and SIGTERM arriving meanwhile are raised, as
+    `Stopped`, once it is done."""
+
+    def __enter__(self) -> None:
+        _HELD.append([])
+
+    def __exit__(self, *_exc: object) -> None:
+        caught = _HELD.pop()
+        if caught:
+            raise Stopped(caught[0])
 
 
 class LoreError(Exception):

@@ -5,6 +5,14 @@ temporary file in the same folder, fsynced, renamed over the target). A target t
 is a symbolic link (a dotfiles repository, say) is written through the link, which
 stays a link. `FileLock` lets one process at a time do a piece of work (build the
 index, sync the vault, edit the user config); readers never take it.
+
+The lock is the operating system's own, held on an open file and let go when the
+process ends however it ends: `flock` on Linux and macOS, `msvcrt.locking` on Windows
+(a one-byte region at the file's start, the Windows API's `LockFile`). It is written
+here rather than taken from `filelock`, the kept library for it, on a measured cost:
+the hooks take this lock, and `import filelock` (4.x) pulls in `inspect`, `secrets`,
+`hmac` and `platform`, 3.7 times what `import lore.files` costs above a bare interpreter
+(bench/bench_lock_import.py, docs/performance.md), for the same two system calls.
 """
 
 from __future__ import annotations
@@ -15,8 +23,33 @@ import time
 from pathlib import Path
 from types import TracebackType
 
-if sys.platform != "win32":
+if sys.platform == "win32":  # pragma: no cover - exercised on Windows (and by a stand-in)
+    import msvcrt
+
+    def _try_lock(fd: int) -> bool:
+        os.lseek(fd, 0, os.SEEK_SET)
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        except OSError:  # another process holds the region
+            return False
+        return True
+
+    def _unlock(fd: int) -> None:
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+
+else:
     import fcntl
+
+    def _try_lock(fd: int) -> bool:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+
+    def _unlock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
 
 
 def write_atomic(path: Path, data: bytes, *, mode: int | None = None) -> None:
@@ -74,27 +107,18 @@ class FileLock:
     def acquire(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        if sys.platform == "win32":  # pragma: no cover - best effort there: no lock
-            self._fd = fd
-            return
         deadline = time.monotonic() + self.timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    os.close(fd)
-                    raise LockTimeout(str(self.path)) from None
-                time.sleep(self.poll)
-                continue
-            self._fd = fd
-            return
+        while not _try_lock(fd):
+            if time.monotonic() >= deadline:
+                os.close(fd)
+                raise LockTimeout(str(self.path))
+            time.sleep(self.poll)
+        self._fd = fd
 
     def release(self) -> None:
         if self._fd is None:
             return
-        if sys.platform != "win32":
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
+        _unlock(self._fd)
         os.close(self._fd)
         self._fd = None
 

@@ -1,7 +1,12 @@
 """Which vault, or vaults, a command, a hook or an MCP tool uses: decided here, once.
 
-The first that applies (DESIGN §3): `--vault` (a folder, or the name of a vault
-registered in the user config), `$LORE_VAULT`, the user config. Then:
+The first that applies (DESIGN §3, docs/cli.md "Which vault"): `--vault` (a folder, or
+the name of a vault registered in the user config); the vault you stand in (the
+current folder or the nearest folder above it that has `_taxonomy.md` and `notes/`,
+looking no further than the git repository you are in); `$LORE_VAULT`; the user
+config. Standing in a vault is the most local thing a user says — like git, which
+works on the repository you are in — so it comes before `$LORE_VAULT`, which a shell
+may have exported long ago for another vault. Then:
 
 - `one_vault`: commands that act on one vault (show, remember, curate, index, ...)
   take the config's default vault;
@@ -37,22 +42,22 @@ class VaultRef(Record):
     def __init__(self, name: str, root: Path, how: str = CONFIG) -> None:
         self.name = name
         self.root = root
-        self.how = how  # flag, env, config or here (the current folder, for the curator)
+        self.how = how  # flag, env, config or here (the vault the user stands in)
 
 
 def one_vault(flag: str | None = None, *, here: Path | None = None) -> VaultRef:
     """The vault a single-vault command uses, or `VaultError` saying how to name one.
 
-    `here` (the curator's current folder) is used when it is a vault and neither
-    `--vault` nor `$LORE_VAULT` names one.
+    `here`: where the user stands (default: the current folder).
     """
     if flag:
         return _from_flag(flag)
+    standing = vault_here(here)
+    if standing is not None:
+        return standing
     env = os.environ.get("LORE_VAULT")
     if env:
         return _checked(Path(env), "LORE_VAULT", ENV)
-    if here is not None and _looks_like_vault(here):
-        return VaultRef(here.resolve().name, here.resolve(), HERE)
     from lore.config import load_config
 
     config = load_config()
@@ -73,9 +78,26 @@ def one_vault(flag: str | None = None, *, here: Path | None = None) -> VaultRef:
     )
 
 
+def vault_here(here: Path | None = None) -> VaultRef | None:
+    """The vault the user stands in: `here` (default: the current folder) or the nearest
+    folder above it with `_taxonomy.md` and `notes/`, within the git repository `here`
+    is in (a code repository's own `notes/` folder is not a vault)."""
+    try:
+        start = (here or Path.cwd()).resolve()
+    except OSError:  # the current folder was deleted
+        return None
+    for folder in (start, *start.parents):
+        if (folder / "_taxonomy.md").is_file() and (folder / NOTES_DIR).is_dir():
+            return VaultRef(folder.name, folder, HERE)
+        if (folder / ".git").exists():
+            return None  # the top of a repository that is not a vault
+    return None
+
+
 def search_vaults(flag: str | None = None) -> list[VaultRef]:
-    """Every vault recall searches, in order: the named one, or all that are registered."""
-    if flag or os.environ.get("LORE_VAULT"):
+    """Every vault recall searches, in order: the named one, the one you stand in, or
+    all that are registered."""
+    if flag or os.environ.get("LORE_VAULT") or vault_here() is not None:
         return [one_vault(flag)]
     from lore.config import configured_vaults
 
@@ -86,8 +108,9 @@ def search_vaults(flag: str | None = None) -> list[VaultRef]:
 
 
 def chosen_vaults(flag: str | None, names: Sequence[str] = ()) -> list[VaultRef]:
-    """The vaults a command acts on: `--vault`, `$LORE_VAULT`, the named ones, or all."""
-    if flag or (os.environ.get("LORE_VAULT") and not names):
+    """The vaults a command acts on: `--vault`, the named ones, the one you stand in,
+    `$LORE_VAULT`, or all."""
+    if flag or (not names and (os.environ.get("LORE_VAULT") or vault_here() is not None)):
         return [one_vault(flag)]
     from lore.config import load_config
 

@@ -168,7 +168,7 @@ def test_a_claude_code_session_becomes_checked_drafts(
     # What was saved: two drafts, the secret candidate refused, the fourth left out.
     ids = [draft["id"] for draft in result["drafts"]]
     assert ids == [
-        "payments-api--card-processor-calls-retry-with-jittered-backoff-and--2026-11-02",
+        "payments-api--card-processor-calls-retry-with-jittered-backoff--2026-11-02",
         "payments-api--workers-share-one-retry-helper--2026-11-02",
     ]
     assert result["drafts"][0]["findings"] == []

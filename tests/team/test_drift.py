@@ -376,3 +376,30 @@ def test_repo_override_and_org_wide_notes(
     assert [(n.id, [f.status for f in n.files]) for n in report.notes] == [
         (OTHER_REPO, ["modified"])
     ]
+
+
+def test_inside_the_code_repository_no_code_repo_is_needed_and_every_note_counts(
+    checkout: Path,
+    remote: Remote,
+    code_repo: dict[str, str | Path],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`lore drift` in the code repository's checkout (a sub-folder of it, even) checks
+    that repository; the count names every active note about it, files or not."""
+    remote.commit_note(
+        "payments-api--refunds-take-a-day--2026-10-02",
+        note_text("Refunds take a day", repo="payments-api", date="2026-10-02"),
+    )
+    git(checkout, "pull", "-q")
+    monkeypatch.chdir(Path(code_repo["root"]) / "src")
+    args = ["drift", "--vault", str(checkout), "--since", str(code_repo["delete"])]
+    assert main([*args, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["repo"], data["about"], data["checked"]) == ("payments-api", 3, 2)
+    assert main(args) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "3 active note(s) are about payments-api; the 2 that name files" in out
+    monkeypatch.chdir(checkout)
+    assert main(["drift", "--vault", str(checkout)]) == 2
+    assert "you are in the vault" in capsys.readouterr().err

@@ -277,8 +277,10 @@ def test_gh_missing_keeps_the_pushed_branch(
     kept = proposal_worktree(checkout, NOTE_ID) / "notes" / f"{NOTE_ID}.md"
     assert kept.is_file()
     # gh could not say who is proposing, and git's user.name ("Test User") is not a
-    # GitHub handle, so the note has no author rather than an invalid one.
-    assert "author:" not in kept.read_text()
+    # GitHub handle: the note records the name, and lore says where a handle comes from.
+    assert "\nauthor: Test User\n" in kept.read_text()
+    assert "The author is recorded as your git name, 'Test User'" in err
+    assert "`git config --global github.user HANDLE`" in err
 
 
 def test_resume_checks_an_edited_note_again(
@@ -511,11 +513,15 @@ def test_a_note_file_keeps_its_own_date() -> None:
     assert build_note(input_from_note_file(text.encode(), "d.md"), author=None).date == "2025-01-31"
 
 
-def test_the_author_fallback_is_a_github_handle_or_nothing(checkout: Path) -> None:
-    from lore.team.proposals import find_author
+def test_the_author_fallback_is_a_github_handle_or_the_git_name(checkout: Path) -> None:
+    from lore.team.proposals import author_notice, find_author, find_handle
 
     git(checkout, "config", "user.name", "Ada Lovelace")  # a name, not a handle
-    assert find_author(checkout, None) is None
+    assert find_handle(checkout, None) is None
+    assert find_author(checkout, None) == "Ada Lovelace"
+    said = author_notice("Ada Lovelace")
+    assert said is not None and "`gh auth login`" in said and "github.user" in said
+    assert author_notice("ada-l") is None
     git(checkout, "config", "user.name", "ada-l")
     assert find_author(checkout, None) == "ada-l"
     git(checkout, "config", "github.user", "adalovelace")

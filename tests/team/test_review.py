@@ -7,6 +7,7 @@ GitHub's API when listing pull requests and approving or merging one.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -81,7 +82,7 @@ def test_the_cli_review_of_a_branch(checkout: Path, capsys: pytest.CaptureFixtur
     assert data["notes"][0]["similar"][0]["id"] == EXISTING
     assert main(["review", BRANCH, "--vault", str(checkout)]) == 1
     out = capsys.readouterr().out
-    assert "taxonomy/unknown-tag" in out and "what an agent will see" in out
+    assert "taxonomy/unknown-tag" in out and "An agent will see it exactly as above." in out
 
 
 def test_an_unknown_branch_is_bad_usage(checkout: Path) -> None:
@@ -306,3 +307,34 @@ def test_the_panel_in_json_and_text(
     assert "likely duplicate" in out and "likely contradiction" in out
     assert "100 messages against 10 messages" in out
     assert UNRELATED not in out
+
+
+def test_the_review_layout_says_each_thing_once(
+    judged: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The note once, its agent view only where it differs, one similarity figure per
+    pair, each finding with its fix, and headings that are never cut (output not on a
+    terminal is never wrapped either)."""
+    hidden = "## What\nThe billing dead-letter alert fires once 100 messages are waiting.\n"
+    note = judged / "notes" / f"{NEW_ALERTS}.md"
+    git(judged, "switch", "-q", JUDGED)
+    note.write_text(
+        note.read_text(encoding="utf-8").replace(hidden, hidden + "Ask <!-- hidden -->me.\n"),
+        encoding="utf-8",
+    )
+    git(judged, "commit", "-q", "-am", "a comment an agent will not see")
+    git(judged, "switch", "-q", "main")
+    assert main(["review", JUDGED, "--vault", str(judged)]) == 1
+    out = capsys.readouterr().out
+    for path in (f"notes/{DRAFT}.md", f"notes/{NEW_ALERTS}.md"):
+        assert f"\n{path} as it will be merged\n" in out, out  # a whole line, not cut
+    assert out.count("Billing integration tests call the running container over httpx.") == 1
+    assert out.count("An agent will see it exactly as above.") == 1  # the draft
+    assert "What an agent will see differs" in out  # the note with the comment
+    assert "-Ask <!-- hidden -->me." in out
+    similar = "".join(part.split("\n\n", 1)[0] for part in out.split("Most similar")[1:])
+    pairs = [line for line in similar.splitlines() if " alike" in line]
+    assert pairs and all(len(re.findall(r"\d+%", line)) == 1 for line in pairs), pairs
+    assert "alike by weighted terms" not in similar  # one figure for the pair, not four
+    findings = out.split("\n\n", 1)[0]
+    assert "    fix: " in findings  # each finding says how to fix it

@@ -189,9 +189,14 @@ class PullRequests:
     on it (the vault's own workflow file), and the merge button."""
 
     def __init__(
-        self, tmp_path: Path, bare: Path, lore_source: LoreSource, installed: InstalledLore
+        self,
+        tmp_path: Path,
+        bare: Path,
+        lore_source: LoreSource,
+        installed: InstalledLore,
+        repo: str = "acme/team-vault",
     ) -> None:
-        self.tmp_path, self.bare = tmp_path, bare
+        self.tmp_path, self.bare, self.repo = tmp_path, bare, repo
         self.lore_source, self.installed = lore_source, installed
         self.work = tmp_path / "github-merges"
         git(tmp_path, "clone", "-q", str(bare), str(self.work))
@@ -203,7 +208,7 @@ class PullRequests:
         base = git(self.work, "rev-parse", "origin/main")
         head = git(self.work, "rev-parse", f"origin/{branch}")
         git(self.work, "push", "-q", "origin", f"{head}:refs/pull/{number}/head")
-        repo = {"full_name": "acme/team-vault"}
+        repo = {"full_name": self.repo}
         event = {
             "action": "opened",
             "number": number,
@@ -216,12 +221,12 @@ class PullRequests:
             },
             "sender": {"login": "mate"},
         }
-        api = FakeGitHub(self.tmp_path / f"api-{number}", "acme/team-vault")
+        api = FakeGitHub(self.tmp_path / f"api-{number}", self.repo)
         api.add_pull(event)
         runner = WorkflowRunner(
             self.tmp_path / f"run-{number}",
-            GitHubContext.pull_request_target(event, "acme/team-vault", base),
-            repositories={"acme/team-vault": self.bare},
+            GitHubContext.pull_request_target(event, self.repo, base),
+            repositories={self.repo: self.bare},
             actions={"acme/gh-lore": self.lore_source.action},
             step_scripts=self.installed.step_scripts,
             env={"LORE_TODAY": TODAY, **api.env},

@@ -128,10 +128,10 @@ def register(subparsers: Any, name: str, help_text: str) -> None:
 
 
 def _vault_root(flag: str | None) -> Path:
-    """--vault, then $LORE_VAULT, then the current folder if it is a vault, then the config."""
+    """--vault, the vault you stand in, $LORE_VAULT, the config (`lore.vaults`)."""
     from lore.vaults import one_vault
 
-    return one_vault(flag, here=Path.cwd()).root
+    return one_vault(flag).root
 
 
 def run(args: argparse.Namespace) -> int:
@@ -153,6 +153,13 @@ def run(args: argparse.Namespace) -> int:
         policy_approved_by=args.policy_approved_by,
         similar=0 if args.all_notes else SHOWN,  # "does this replace one of these?"
     )
+    if args.paths and not result.checked:
+        named = ", ".join(str(path) for path in args.paths[:3])
+        raise UsageError(
+            f"Nothing was checked: {named} holds no note file of the vault {root}.",
+            fix="Name .md files or folders inside that vault (e.g. notes/), pass --vault "
+            "for another vault, or check every note with --all.",
+        )
     if result.notices:
         from lore.cli.output import notice
 

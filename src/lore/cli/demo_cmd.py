@@ -53,7 +53,7 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.cli.output import console, safe
+    from lore.cli.output import console, safe, typed_command
     from lore.demo import build_demo_vault
     from lore.recall.engine import recall
     from lore.recall.model import RecallRequest
@@ -66,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
         dest = Path(tempfile.mkdtemp(prefix="lore-demo-"))
     commit = build_demo_vault(dest)
     out = console()
+    lore = safe(typed_command())  # `.venv/bin/lore` when that is how the demo was run
     out.print(f"[bold green]Demo vault created[/] at {safe(str(dest))} (commit {commit[:12]}).")
     if args.quiet:
         return 0
@@ -74,15 +75,14 @@ def run(args: argparse.Namespace) -> int:
     for heading, query, repo in DEMO_QUERIES:
         where = f" --repo {repo}" if repo else ""
         out.rule(f"[bold]{safe(heading)}[/]")
-        out.print(
-            f'$ lore recall --vault {safe(str(dest))} "{safe(query)}"{where} --limit 3 --explain\n'
-        )
+        typed = f'{lore} recall --vault {safe(str(dest))} "{safe(query)}"{where}'
+        out.print(f"$ {typed} --limit 3 --explain\n")
         result = recall(dest, RecallRequest(query=query, repo=repo, limit=3, explain=True))
         show_result(result, vault_root=dest, explain=True)
     out.rule()
     out.print("Try your own questions:")
     out.print(f"  export LORE_VAULT={safe(str(dest))}")
-    out.print("  lore recall how do we run database migrations --explain")
-    out.print("  lore show postgres--pgbouncer-transaction-pooling--2025-03-11")
-    out.print("  lore index")
+    out.print(f"  {lore} recall how do we run database migrations --explain")
+    out.print(f"  {lore} show postgres--pgbouncer-transaction-pooling--2025-03-11")
+    out.print(f"  {lore} index")
     return 0

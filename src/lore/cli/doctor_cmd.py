@@ -55,7 +55,9 @@ def run(args: argparse.Namespace) -> int:
     for name, value in report.paths.items():
         out.print(f"  {name:<13} {safe(value) if value else '[dim]—[/]'}")
     out.print("\n[bold]Checks[/]")
+    marked = 0  # the count at the end is of the lines marked "fix" above it
     for check in report.checks:
+        marked += check.ok is False
         mark = {True: "[green]ok[/]  ", False: "[red]fix[/] ", None: "[dim]info[/]"}[check.ok]
         out.print(f"  {mark} {check.name:<16} {safe(check.value)}")
         if check.fix and check.ok is not True:
@@ -63,11 +65,12 @@ def run(args: argparse.Namespace) -> int:
     if report.vaults:
         out.print("\n[bold]Vaults[/]")
         for state in report.vaults:
+            marked += bool(state.problem)
+            mark = "[red]fix[/] " if state.problem else "[green]ok[/]  "
             status = state.problem or "ok"
-            colour = "yellow" if state.problem else "green"
-            out.print(f"  {safe(state.name):<16} {safe(state.path)} [{colour}]{safe(status)}[/]")
-    if report.problems:
-        out.print(f"\n[red]{len(report.problems)} thing(s) to fix[/] (listed above).")
+            out.print(f"  {mark} {safe(state.name):<16} {safe(state.path)} {safe(status)}")
+    if marked:
+        out.print(f"\n[red]{marked} thing(s) to fix[/] (marked fix above).")
     else:
         out.print("\n[green]All good.[/]")
     return code

@@ -148,11 +148,15 @@ def _list(root: Path, args: argparse.Namespace, swept: Sweep) -> int:
             else draft.summary_json()
             for draft in drafts
         ]
+        from lore.curator.rules.secret_scan import mask_secrets_in
+
+        rows = mask_secrets_in(rows)  # a draft edited by hand may hold one: never shown
         print_json(versioned({"inbox": str(folder), "drafts": rows, "expired": swept.to_json()}))
         return ExitCode.OK
     from rich.table import Table
 
     from lore.cli.output import console, safe
+    from lore.curator.rules.secret_scan import mask_secrets
 
     out = console()
     if not drafts:
@@ -176,7 +180,10 @@ def _list(root: Path, args: argparse.Namespace, swept: Sweep) -> int:
         if not expired:
             when += f" [dim]({row['age_days']} d)[/]"
         table.add_row(
-            f"[bold]{safe(row['title'])}[/]\n[cyan]{safe(draft.id)}[/]", when, safe(origin), check
+            f"[bold]{safe(mask_secrets(row['title']))}[/]\n[cyan]{safe(draft.id)}[/]",
+            when,
+            safe(origin),
+            check,
         )
     out.print(table)
     if expired:
@@ -192,18 +199,11 @@ def _show(root: Path, args: argparse.Namespace, swept: Sweep) -> int:
     draft = find_draft(root, args.id)
     if args.json:
         from lore.cli.output import print_json
+        from lore.curator.rules.secret_scan import mask_secrets_in
         from lore.versioned import versioned
 
-        print_json(
-            versioned(
-                {
-                    **draft.summary_json(),
-                    "text": draft.text,
-                    "findings": draft.findings,
-                    "expired": swept.to_json(),
-                }
-            )
-        )
+        shown = {**draft.summary_json(), "text": draft.text, "findings": draft.findings}
+        print_json(versioned({**mask_secrets_in(shown), "expired": swept.to_json()}))
         return ExitCode.OK
     _print_draft(draft, draft.findings)
     return ExitCode.OK
@@ -211,6 +211,7 @@ def _show(root: Path, args: argparse.Namespace, swept: Sweep) -> int:
 
 def _print_draft(draft: Draft, findings: list[dict[str, Any]]) -> None:
     from lore.cli.output import console, safe
+    from lore.curator.rules.secret_scan import mask_secrets
 
     out = console()
     row = draft.summary_json()
@@ -218,7 +219,7 @@ def _print_draft(draft: Draft, findings: list[dict[str, Any]]) -> None:
     out.print(f"[bold]{safe(draft.id)}[/] [dim](saved {row['saved']}, {safe(origin)})[/]")
     out.print(f"[dim]{safe(str(draft.file))}[/]")
     out.rule(style="dim")
-    out.print(safe(draft.text), end="" if draft.text.endswith("\n") else "\n")
+    out.print(safe(mask_secrets(draft.text)), end="" if draft.text.endswith("\n") else "\n")
     out.rule(style="dim")
     if not findings:
         out.print("[green]The curator's rules found no problems.[/]")

@@ -68,7 +68,6 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.errors import UsageError
     from lore.team.drift import find_drift, propose_drift
     from lore.vaults import one_vault
 
@@ -83,11 +82,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             console().print(f"{safe(done.pr_url or done.branch)} ({done.status})")
         return ExitCode.OK
-    if not args.code_repo:
-        raise UsageError(
-            "lore drift needs --code-repo PATH.", fix="E.g. `lore drift --code-repo .`"
-        )
-    report = find_drift(vault, Path(args.code_repo), since=args.since, repo=args.repo)
+    code_repo = Path(args.code_repo) if args.code_repo else _code_repo_here(vault)
+    report = find_drift(vault, code_repo, since=args.since, repo=args.repo)
     outcome = propose_drift(vault, report) if args.propose and report.notes else None
     # 1 while drifted notes are left unmarked; with --propose they are marked (or were already)
     code = ExitCode.PROBLEMS_FOUND if report.notes and not args.propose else ExitCode.OK
@@ -105,14 +101,11 @@ def run(args: argparse.Namespace) -> int:
 
     out = console()
     if not report.notes:
-        out.print(
-            f"No drift: none of the {report.checked} active note(s) about "
-            f"[bold]{safe(report.repo)}[/] has a file changed since it was written."
-        )
+        out.print(f"No drift: {_counted(report)}")
         return code
     out.print(
-        f"[bold]{len(report.notes)}[/] of {report.checked} note(s) about "
-        f"[bold]{safe(report.repo)}[/] drifted (code at {report.head[:12]}):"
+        f"[bold]{len(report.notes)}[/] of the {report.checked} note(s) about "
+        f"[bold]{safe(report.repo)}[/] that name files drifted (code at {report.head[:12]}):"
     )
     colours = {"modified": "yellow", "renamed": "cyan", "deleted": "red"}
     for note in report.notes:
@@ -138,3 +131,37 @@ def run(args: argparse.Namespace) -> int:
     else:
         out.print("[dim]Run with --propose to open a vault pull request that marks them.[/]")
     return code
+
+
+def _code_repo_here(vault: Path) -> Path:
+    """No --code-repo: the git repository the user stands in, unless it is the vault."""
+    from lore.errors import UsageError
+    from lore.vault.git import find_git_dir
+
+    found = find_git_dir(Path.cwd())
+    if found is None or found[0].resolve() == vault.resolve():
+        where = "the vault" if found is not None else "no git repository"
+        raise UsageError(
+            f"lore drift checks a code repository, and you are in {where}.",
+            fix="Run it inside the code repository's checkout, or pass --code-repo PATH.",
+        )
+    return found[0]
+
+
+def _counted(report: Any) -> str:
+    """What was checked, in words: every active note about the repository is counted,
+    and those that name files are the ones that can drift."""
+    from lore.cli.output import safe
+
+    repo = f"[bold]{safe(report.repo)}[/]"
+    if not report.about:
+        return f"no active note is about {repo} (none lists it in `repo`)."
+    if not report.checked:
+        return (
+            f"{report.about} active note(s) are about {repo}, and none names files "
+            "(`files_touched`), so none can drift."
+        )
+    return (
+        f"{report.about} active note(s) are about {repo}; the {report.checked} that name "
+        "files have none changed since they were written."
+    )

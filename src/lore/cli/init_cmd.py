@@ -145,10 +145,20 @@ def run(args: argparse.Namespace) -> int:
             out.print(f"  {safe(line)}")
     if result.to_edit:
         out.print("\n[bold]Before the first proposal, edit[/]")
-        for line in result.to_edit:
+        for line in once_each(result.to_edit):
             out.print(f"  - {safe(line)}")
     out.print(
         "\nNext: `lore remember` proposes a note; teammates run "
         f"`lore connect {safe(args.github or str(result.path))}`."
     )
     return 0
+
+
+def once_each(to_edit: list[str]) -> list[str]:
+    """The things to edit, each instruction once: places that take the same edit (the two
+    workflows' curator lines) are named together, `a:56 and b:51: replace …`."""
+    places: dict[str, list[str]] = {}
+    for line in to_edit:
+        where, _, what = line.partition(": ")
+        places.setdefault(what, []).append(where)
+    return [f"{' and '.join(where)}: {what}" for what, where in places.items()]

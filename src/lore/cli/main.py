@@ -14,8 +14,8 @@ import sys
 from collections.abc import Sequence
 
 from lore import __version__
-from lore.cli.commands import COMMANDS
-from lore.errors import ExitCode, LoreError
+from lore.cli.commands import COMMANDS, GROUPS
+from lore.errors import ExitCode, LoreError, Stopped, stop_like_ctrl_c
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,23 +27,57 @@ lore: shared, reviewed memory for your team's AI coding agents.
 Notes live as markdown in a git repository (the vault); lore keeps a local SQLite
 index so recall answers in milliseconds, offline.
 
-Vault: --vault PATH (or a registered name), else $LORE_VAULT, else the user config's default.
+Vault: --vault PATH (or a registered name), else the vault you stand in, else $LORE_VAULT,
+else the user config's default.
 Exit codes: 0 ok, 1 problems found, 2 bad usage or input, 3 internal error, 130 Ctrl-C."""
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The whole parser, or (`only`) the top level with that one command, which is cheaper."""
+def build_parser(only: str | None = None, *, for_shells: bool = False) -> argparse.ArgumentParser:
+    """The whole parser, or (`only`) the top level with that one command, which is cheaper.
+
+    `for_shells`: the commands stay visible to argparse (`lore completion` hands the
+    parser to shtab); `lore --help` lists them itself, grouped (`command_list`)."""
+    import argparse
+
     from lore.cli.parsing import Parser
 
-    parser = Parser(prog="lore", description=DESCRIPTION)
+    parser = Parser(
+        prog="lore",
+        usage="lore [-h] [--version] COMMAND ...",
+        description=DESCRIPTION,
+        epilog=command_list(),
+    )
     parser.add_argument("--version", action="version", version=f"lore {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")  # sub-parsers are `Parser`s
-    for name, (module_name, help_text) in COMMANDS.items():
+    # The commands are listed by group in the epilog (`command_list`), not by argparse.
+    sub = parser.add_subparsers(
+        dest="command",
+        metavar="COMMAND",
+        help="a command" if for_shells else argparse.SUPPRESS,
+        prog="lore",
+    )
+    for name, (module_name, _group, help_text) in COMMANDS.items():
         if only is not None and name != only:
             continue
         module = importlib.import_module(module_name)
         module.register(sub, name, help_text)
     return parser
+
+
+def command_list() -> str:
+    """`lore --help`'s commands, grouped in the order a team meets them (`GROUPS`)."""
+    width = max(len(name) for name in COMMANDS) + 2
+    sections = []
+    for group, heading in GROUPS.items():
+        rows = [
+            f"  {name:<{width}}{help_text}"
+            for name, (_module, in_group, help_text) in COMMANDS.items()
+            if in_group == group
+        ]
+        if rows:
+            sections.append(f"{heading}:\n" + "\n".join(rows))
+    return (
+        "\n\n".join(sections) + "\n\n`lore COMMAND --help` shows a command's options and examples."
+    )
 
 
 def _pick_command(argv: Sequence[str]) -> str | None:
@@ -59,8 +93,8 @@ def add_vault_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--vault",
         metavar="PATH",
-        help="the vault: a folder or the name of a registered vault (default: $LORE_VAULT, "
-        "then the user config's default vault)",
+        help="the vault: a folder or the name of a registered vault (default: the vault you "
+        "stand in, then $LORE_VAULT, then the user config's default vault)",
     )
 
 
@@ -68,19 +102,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     command = _pick_command(args_list)
     try:
+        if command not in _OWN_SIGNALS:
+            stop_like_ctrl_c()
         args = _fast_args(command, args_list)
         if args is None:
             parser = build_parser(only=command)
             args = parser.parse_args(args_list)
-            if getattr(args, "handler", None) is None:
+            if getattr(args, "handler", None) is None:  # `lore` alone: no command, like git
                 parser.print_help()
-                return ExitCode.OK if not args_list else ExitCode.BAD_INPUT
+                return ExitCode.BAD_INPUT
         return int(args.handler(args))
     except LoreError as exc:
         _print_error(str(exc))
         return int(exc.exit_code)
+    except Stopped as stopped:  # the terminal closed (SIGHUP) or SIGTERM: cleaned up already
+        _say_if_possible("\nStopped: nothing was left half done.\n")
+        return 128 + stopped.signum
     except KeyboardInterrupt:
-        sys.stderr.write("\nInterrupted.\n")
+        _say_if_possible("\nInterrupted.\n")
         return ExitCode.INTERRUPTED
     except EOFError:  # Ctrl-D (or no input left) at a prompt: the user cancelled
         sys.stderr.write("\nlore: cancelled: no answer was given.\n")
@@ -97,6 +136,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         _print_error(report_crash(exc))
         return ExitCode.INTERNAL
+
+
+# Commands that keep their own signal handling: the hooks (their watchdog, fail-open),
+# recall (nothing to clean up, and the fastest start), the MCP server (its SDK's loop).
+_OWN_SIGNALS = frozenset({"hook", "recall", "mcp"})
+
+
+def _say_if_possible(text: str) -> None:
+    """A last word on stderr, which may be a terminal that is gone."""
+    try:
+        sys.stderr.write(text)
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
 
 
 def _fast_args(command: str | None, argv: list[str]) -> argparse.Namespace | None:

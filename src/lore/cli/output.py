@@ -16,8 +16,23 @@ def print_json(data: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
+# Wide enough for any line a command prints; what cannot be measured (a rule, a block of
+# markdown) is laid out at the terminal's width instead ($COLUMNS, else 80).
+_UNWRAPPED = 100_000
+
+
 def console(stderr: bool = False) -> Console:
+    """The console every command prints through.
+
+    On a terminal, rich lays out for its width. Anywhere else (a pipe, a file, a CI
+    log) nothing is hard-wrapped: each thing printed gets the width it needs — a line
+    of text stays one line, a table is as wide as its widest row — so the output can
+    be searched, copied and parsed as it was written.
+    """
     from rich.console import Console
+    from rich.measure import Measurement
+
+    from lore.cli.parsing import terminal_columns
 
     class _Console(Console):
         def on_broken_pipe(self) -> None:
@@ -25,7 +40,58 @@ def console(stderr: bool = False) -> Console:
             # `cli.main` handle it like any other write to a closed pipe.
             raise BrokenPipeError
 
-    return _Console(stderr=stderr, highlight=False, soft_wrap=False)
+        def print(self, *objects: Any, **options: Any) -> None:
+            if self.is_terminal or "width" in options or not objects:
+                super().print(*objects, **options)
+                return
+            measure_options = self.options.update_width(_UNWRAPPED)
+            widths = []
+            for thing in objects:
+                rendered = self.render_str(thing) if isinstance(thing, str) else thing
+                widths.append(Measurement.get(self, measure_options, rendered).maximum)
+            widest = max(widths)
+            fallback = terminal_columns()
+            width = fallback if widest >= _UNWRAPPED else max(widest, 1)
+            super().print(*objects, width=width, **options)
+
+        def rule(self, *args: Any, **options: Any) -> None:
+            if self.is_terminal:
+                super().rule(*args, **options)
+                return
+            from rich.rule import Rule
+
+            super().print(Rule(*args, **options), width=terminal_columns())
+
+    terminal = (sys.stderr if stderr else sys.stdout).isatty()
+    return _Console(
+        stderr=stderr,
+        highlight=False,
+        soft_wrap=False,
+        width=None if terminal else _UNWRAPPED,
+    )
+
+
+def typed_command() -> str:
+    """The command that started this lore, as the user would type it again: `gh lore`
+    under the gh extension, `lore` when that is what PATH finds, else the path that was
+    run (`.venv/bin/lore`), else `python -m lore`."""
+    import os
+    import shlex
+    import shutil
+    from pathlib import Path
+
+    if os.environ.get("LORE_GH_EXTENSION_DIR"):
+        return "gh lore"
+    argv0 = sys.argv[0] if sys.argv else ""
+    if not argv0 or argv0.endswith(("__main__.py", "-c")) or argv0 == "-m":
+        return shlex.join([sys.executable, "-m", "lore"])
+    on_path = shutil.which("lore")
+    try:
+        if on_path and Path(on_path).samefile(argv0):
+            return "lore"
+    except OSError:
+        pass
+    return shlex.quote(argv0)
 
 
 def notice(message: str) -> None:

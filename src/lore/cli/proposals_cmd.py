@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 EPILOG = """\
 examples:
   lore proposals
   lore proposals team --json
+  lore proposals discard billing--retries-are-capped--2026-11-02
 
 Lists the pull requests whose branch starts with lore/ (through `gh`, with the
 curator check's state), branches pushed to a remote that is not GitHub, and local
 proposals that stopped before their pull request was opened — finish those with
-`lore remember --resume ID`.
+`lore remember --resume ID`, or remove one with `lore proposals discard ID` (its
+worktree and local branch; a copy of the note is kept under lore's home folder).
 """
 
 
@@ -24,7 +27,12 @@ def register(sub: Any, name: str, help_text: str) -> None:
         description="List the open proposals (lore/ pull requests) of each vault.",
         epilog=EPILOG,
     )
-    parser.add_argument("names", nargs="*", metavar="NAME", help="registered vaults to list")
+    parser.add_argument(
+        "names",
+        nargs="*",
+        metavar="NAME",
+        help="registered vaults to list; or `discard ID…` to remove unfinished proposals",
+    )
     parser.add_argument("--json", action="store_true", help="print the list as JSON")
     parser.add_argument(
         "--vault", metavar="PATH", help="only this vault folder (default: every vault)"
@@ -36,6 +44,8 @@ def run(args: argparse.Namespace) -> int:
     from lore.team.proposal_list import list_proposals
     from lore.vaults import chosen_vaults
 
+    if args.names[:1] == ["discard"]:
+        return _discard(args)
     listings = [
         (ref.name, list_proposals(ref.root)) for ref in chosen_vaults(args.vault, args.names)
     ]
@@ -62,7 +72,8 @@ def run(args: argparse.Namespace) -> int:
         table.add_column("state")
         table.add_column("curator")
         for row in listing.rows:
-            text = f"[bold]{safe(row.title or row.id)}[/]\n[cyan]{safe(row.id)}[/]"
+            text = f"[bold]{safe(row.title)}[/]\n" if row.title else ""
+            text += f"[cyan]{safe(row.id)}[/]"
             if row.url:
                 text += f"\n{safe(row.url)}"
             if row.author:
@@ -72,4 +83,31 @@ def run(args: argparse.Namespace) -> int:
             colour = colours.get(row.curator, "dim")
             table.add_row(text, row.state, f"[{colour}]{row.curator}[/]")
         out.print(table)
+    return 0
+
+
+def _discard(args: argparse.Namespace) -> int:
+    """`lore proposals discard ID…`: remove proposals that never left this machine."""
+    from lore.cli.output import notice
+    from lore.errors import UsageError
+    from lore.team.proposal_list import discard_proposal
+    from lore.vaults import one_vault
+
+    ids = args.names[1:]
+    if not ids:
+        raise UsageError("Name the proposal to discard: `lore proposals discard ID`.")
+    root = one_vault(args.vault).root
+    said: list[str] = []
+    for note_id in ids:
+        messages = discard_proposal(root, note_id)
+        said += messages
+        if not args.json:
+            for message in messages:
+                notice(message)
+            sys.stdout.write(f"Discarded the proposal {note_id}.\n")
+    if args.json:
+        from lore.cli.output import print_json
+        from lore.versioned import versioned
+
+        print_json(versioned({"discarded": ids, "notices": said}))
     return 0

@@ -292,7 +292,9 @@ def run(args: argparse.Namespace) -> int:
     vault = one_vault(args.vault)
     from lore.team.proposals import discard, start_proposal, submit
 
-    proposal = start_proposal(vault.root, data, timeout=args.timeout, dry_run=args.dry_run)
+    proposal = start_proposal(
+        vault.root, data, timeout=args.timeout, dry_run=args.dry_run, cwd=Path.cwd()
+    )
     if args.dry_run:
         discard(proposal)
         _show_draft(proposal, args.json, dry_run=True)
@@ -304,14 +306,21 @@ def run(args: argparse.Namespace) -> int:
         from rich.prompt import Confirm
 
         from lore.cli.output import console
+        from lore.errors import on_stop, signals_held
 
-        try:
-            confirmed = Confirm.ask(
-                f"Propose {proposal.note.path} as a pull request?", console=console(), default=False
-            )
-        except BaseException:  # Ctrl-C or a closed terminal: nothing was committed
-            discard(proposal)
-            raise
+        # Ctrl-C, a closed terminal or SIGTERM at the prompt: nothing was agreed to, so
+        # nothing is left (lore.errors.stop_like_ctrl_c says how the signals are met).
+        with on_stop(lambda: discard(proposal)):
+            try:
+                confirmed = Confirm.ask(
+                    f"Propose {proposal.note.path} as a pull request?",
+                    console=console(),
+                    default=False,
+                )
+            except BaseException:
+                with signals_held():
+                    discard(proposal)
+                raise
         if not confirmed:
             discard(proposal)
             sys.stderr.write("lore: nothing was proposed.\n")

@@ -156,30 +156,51 @@ _MARKS = {
 
 
 def _similar(note: Any) -> str:
-    """One note of the "most similar" panel: how alike, and what the curator makes of it."""
+    """One pair of the "most similar" list: one figure for how alike, then what the
+    curator makes of it (for a duplicate, the words both say; for a contradiction, the
+    two clauses and how they differ)."""
     from lore.cli.output import safe
 
     mark = f" {_MARKS[note.verdict]}" if note.verdict in _MARKS else ""
     text = (
-        f"[bold]{safe(note.title)}[/]\n[cyan]{safe(note.id)}[/] "
-        f"[dim]{note.score:.0%} alike[/]{mark}\n{safe(note.summary)}"
+        f"  [dim]{note.score:.0%} alike[/]{mark}  [bold]{safe(note.title)}[/]\n"
+        f"    [cyan]{safe(note.id)}[/]\n    {safe(note.summary)}"
     )
     if note.verdict == "replacement":
         if note.mine:
-            text += f'\n[dim]this note:[/] "{safe(note.mine)}"'
-        text += f"\n[dim]({safe(note.detail)})[/]\n[dim]add:[/] {safe(note.suggestion)}"
+            text += f'\n    [dim]this note:[/] "{safe(note.mine)}"'
+        text += f"\n    [dim]({safe(note.detail)})[/]\n    [dim]add:[/] {safe(note.suggestion)}"
     elif note.verdict == "contradiction":
         text += (
-            f'\n[dim]this note:[/] "{safe(note.mine)}"\n[dim]that note:[/] "{safe(note.theirs)}"'
-            f"\n[dim]({safe(note.detail)})[/]"
+            f'\n    [dim]this note:[/] "{safe(note.mine)}"'
+            f'\n    [dim]that note:[/] "{safe(note.theirs)}"\n    [dim]({safe(note.detail)})[/]'
         )
-    elif note.verdict == "duplicate":
-        text += f"\n[dim]({safe(note.detail)})[/]"
+    elif note.verdict == "duplicate" and note.detail:
+        # The judgement's detail repeats the likeness as figures; the words are the news.
+        words = note.detail.split("; both say ", 1)
+        said = f"both say {words[1]}" if len(words) == 2 else note.detail
+        text += f"\n    [dim]({safe(said)})[/]"
     return text
 
 
+def _agent_view(text: str, preview: str) -> str | None:
+    """What an agent sees, only where it differs from the file: a diff, or None."""
+    import difflib
+
+    if text.rstrip("\n") == preview.rstrip("\n"):
+        return None
+    lines = difflib.unified_diff(
+        text.splitlines(),
+        preview.splitlines(),
+        "as merged",
+        "as an agent sees it",
+        lineterm="",
+        n=1,
+    )
+    return "\n".join(list(lines)[2:])
+
+
 def _show(result: Any) -> None:
-    from rich.columns import Columns
     from rich.panel import Panel
 
     from lore.cli.output import console, safe
@@ -201,18 +222,25 @@ def _show(result: Any) -> None:
             f"  [{colour}]{finding.severity}[/] {safe(finding.rule)} {safe(where)}: "
             f"{safe(finding.message)}"
         )
+        if finding.suggestion:
+            out.print(f"    [dim]fix:[/] {safe(finding.suggestion)}")
     for note in result.notes:
-        similar = "\n\n".join(_similar(s) for s in note.similar)
+        # Headings are lines of their own, never a panel's title, so they are never cut.
+        out.print(f"\n[bold]{safe(note.path)}[/] [dim]as it will be merged[/]")
+        out.print(Panel(safe(note.text.rstrip("\n"))))
+        differs = _agent_view(note.text, note.preview)
+        if differs is None:
+            out.print("[dim]An agent will see it exactly as above.[/]")
+        else:
+            out.print("[bold]What an agent will see[/] [dim]differs (- the file, + the agent):[/]")
+            out.print(Panel(safe(differs)))
         asked = note.asks_replacement and note.similar
-        heading = "does this replace one of these?" if asked else "most similar"
         out.print(
-            Columns(
-                [
-                    Panel(safe(note.text), title=f"{safe(note.path)} (as merged)"),
-                    Panel(safe(note.preview), title="what an agent will see"),
-                    Panel(similar or "[dim]no similar active notes[/]", title=heading),
-                ],
-                equal=True,
-                expand=True,
-            )
+            "[bold]Does this replace one of these?[/]"
+            if asked
+            else "[bold]Most similar active notes[/]"
         )
+        if not note.similar:
+            out.print("  [dim]none[/]")
+        for pair in note.similar:
+            out.print(_similar(pair))

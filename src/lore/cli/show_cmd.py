@@ -53,9 +53,17 @@ def run(args: argparse.Namespace) -> int:
             notice(text)
     if found is None:
         close = similar_ids(vault.root, note_id)
-        hint = f"Did you mean {close[0]}?" if close else "Find it with `lore recall WORDS`."
+        if close and close[0].startswith(note_id):
+            hint = "Ids that start with it: " + ", ".join(close) + "."
+        elif close:
+            hint = f"Did you mean {close[0]}?"
+        else:
+            hint = "Find it with `lore recall WORDS`."
         raise NoteNotFound(f"No note has the id '{note_id}' in {vault.root}.", fix=hint)
     note, status = found
+    # Every view of a note masks what the secret scan finds, whatever reached the vault.
+    from lore.curator.rules.secret_scan import mask_secrets, mask_secrets_in
+
     if args.json:
         from lore.cli.output import print_json
         from lore.note.as_json import note_json
@@ -63,10 +71,10 @@ def run(args: argparse.Namespace) -> int:
 
         version = current_version(vault.root)
         commit = version[1] or None if version else None
-        print_json(note_json(note, status, vault=vault.name, commit=commit))
+        print_json(mask_secrets_in(note_json(note, status, vault=vault.name, commit=commit)))
         return 0
     if not sys.stdout.isatty():
-        sys.stdout.write(_committed_text(vault.root, note))
+        sys.stdout.write(mask_secrets(_committed_text(vault.root, note)))
         return 0
     from lore.cli.output import console, safe
     from lore.note.render import render_note
@@ -74,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     out = console()
     if status:
         out.print(f"[red]inactive: {safe(status)}[/]")
-    out.print(safe(sanitize_markdown(render_note(note))), end="")
+    out.print(safe(mask_secrets(sanitize_markdown(render_note(note)))), end="")
     return 0
 
 

@@ -6,7 +6,6 @@ Argument parsing and output only; the vocabulary is `lore.vault.vocabulary`.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 DESCRIPTION = """\
@@ -39,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     from lore.vault.vocabulary import read_vocabulary, vocabulary_json
     from lore.vaults import one_vault
 
-    vault = one_vault(args.vault, here=Path.cwd())  # like curate: a vault checkout is enough
+    vault = one_vault(args.vault)
     data = vocabulary_json(read_vocabulary(vault.root), name=vault.name, root=vault.root)
     if args.json:
         from lore.cli.output import print_json

@@ -64,4 +64,7 @@ def similar_ids(
         return [r[0] for r in conn.execute("SELECT id FROM notes")]
 
     ids = read_index(root, read, notices=notices)
+    starting = sorted(found for found in ids if found.startswith(note_id))
+    if starting:  # `lore show billing--` names the ids it starts
+        return starting[: max(limit, 10)]
     return difflib.get_close_matches(note_id, ids, n=limit, cutoff=0.6)

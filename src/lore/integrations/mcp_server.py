@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from lore import __version__
+from lore.curator.rules.secret_scan import mask_secrets_in
 from lore.errors import LoreError
 from lore.integrations.mcp_tools import BY_NAME, TOOLS, ArgumentError, check_arguments
 from lore.note.ids import MAX_ID_LENGTH, is_valid_id
@@ -143,7 +144,7 @@ class VaultTools:
             result = recall_many(vaults, request)
         except LoreError as exc:
             raise ToolFailure(_tool_words(exc.message)) from None
-        return {**recall_json(result), "notice": NOTICE}
+        return {**mask_secrets_in(recall_json(result)), "notice": NOTICE}
 
     def get_note(self, id: str) -> dict[str, Any]:
         """One note in full, sanitized; the JSON of `lore show ID --json`."""
@@ -169,7 +170,8 @@ class VaultTools:
         note, inactive = found
         version = current_version(root)
         commit = version[1] or None if version else None
-        return {**note_json(note, inactive, vault=name, commit=commit), "notice": NOTICE}
+        data = note_json(note, inactive, vault=name, commit=commit)
+        return {**mask_secrets_in(data), "notice": NOTICE}
 
     def remember(self, *, draft: bool = False, **fields: Any) -> dict[str, Any]:
         """Propose a note, as `lore remember --stdin --yes`; blocked or failed is an error.
@@ -236,7 +238,7 @@ class VaultTools:
             listed = list_proposals(root)
         except LoreError as exc:
             raise ToolFailure(str(exc)) from None
-        return proposals_json([(name, listed)])
+        return mask_secrets_in(proposals_json([(name, listed)]))
 
 
 def _tool_words(message: str) -> str:

@@ -36,11 +36,46 @@ def is_safe_name(text: str) -> bool:
     return len(text) <= MAX_ID_LENGTH and bool(_SAFE_NAME.match(text)) and ".." not in text
 
 
+# Words an id never ends on when the title is cut short (`…-nginx-closed-a`).
+_DANGLING = frozenset(
+    "a an the of to in on for and or at by with from as into than that is are".split()  # noqa: SIM905
+)
+
+
 def slugify(text: str, max_words: int = 8) -> str:
-    """Lower-case ASCII words joined by single hyphens, for a scope or a topic."""
+    """Lower-case ASCII words joined by single hyphens, for a scope or a topic; a cut
+    never leaves an article or a preposition dangling at the end."""
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     words = re.findall(r"[a-z0-9]+", ascii_text.lower())
-    return "-".join(words[:max_words])
+    kept = words[:max_words]
+    if len(words) > max_words:
+        while len(kept) > 1 and kept[-1] in _DANGLING:
+            kept.pop()
+    return "-".join(kept)
+
+
+def topic_slug(title: str, kind: str = "", max_words: int = 8) -> str:
+    """The id's topic for a title (docs/note-format.md, "Ids").
+
+    A title in a script with an ASCII form (English, accented Latin) gives its words. A
+    title mostly in letters that have none — Chinese, Japanese, Korean, Cyrillic, Greek,
+    Arabic, … — gives the few ASCII words it has (or the note's type) and a short hash
+    of the title: stable (the same title always makes the same id), with no
+    transliteration to get wrong.
+    """
+    slug = slugify(title, max_words)
+    letters = [char for char in title if char.isalpha()]
+    unmapped = sum(
+        1 for char in letters if not unicodedata.normalize("NFKD", char).encode("ascii", "ignore")
+    )
+    if not letters or unmapped * 2 < len(letters):
+        return slug
+    import hashlib
+
+    normal = " ".join(unicodedata.normalize("NFC", title).split())
+    digest = hashlib.sha256(normal.encode("utf-8")).hexdigest()[:8]
+    head = "-".join(slug.split("-")[:4]) if slug else slugify(kind, 2)
+    return f"{head}-{digest}" if head else digest
 
 
 def make_id(scope: str, topic: str, on: date) -> str:

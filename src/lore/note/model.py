@@ -26,8 +26,17 @@ MAX_TITLE_CHARS = 120
 _GITHUB_HANDLE = re.compile(r"^@?[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$")
 
 
+# ... or, when no handle is known, the name git records for the person ("Ada Lovelace").
+_PERSON_NAME = re.compile(r"^[^\W\d_][\w .'-]{0,79}$")
+
+
 def is_github_handle(value: str) -> bool:
     return bool(_GITHUB_HANDLE.match(value))
+
+
+def is_author(value: str) -> bool:
+    """A GitHub handle, or a git identity's name (what `lore remember` records without one)."""
+    return is_github_handle(value) or bool(_PERSON_NAME.match(value))
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from typing import Any
 
 from lore import clock
 from lore.errors import NoteError, UsageError
-from lore.note.ids import ID_PATTERN, is_valid_id, make_id, slugify
+from lore.note.ids import ID_PATTERN, is_valid_id, make_id, slugify, topic_slug
 from lore.note.model import CONFIDENCE_LEVELS, Note
 from lore.note.parse import inspect_note, normalize_body, normalize_date
 
@@ -259,7 +259,7 @@ def build_note(data: NoteInput, *, author: str | None, today: date | None = None
         # output: a secret in the title or scope must not reach it (the scan refuses the
         # note later; the id it is refused under carries only the mask).
         scope = _without_secrets(default_scope(data))
-        topic = slugify(_without_secrets(data.title))
+        topic = topic_slug(_without_secrets(data.title), data.type)
         prefix = slugify(scope, 3) + "-"
         if topic.startswith(prefix) and len(topic) > len(prefix):
             topic = topic[len(prefix) :]  # `alembic--migrations-…`, not `alembic--alembic-…`

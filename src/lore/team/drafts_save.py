@@ -185,7 +185,7 @@ def save_drafts(
     The author is the input's, else git's `github.user` or `user.name` when it is a
     GitHub handle (no network: `lore drafts propose` asks `gh` for a missing one).
     """
-    from lore.team.proposals import find_author
+    from lore.team.proposals import find_handle
 
     root = root.resolve()
     check_vault(root)
@@ -195,7 +195,7 @@ def save_drafts(
         taken = set(draft_ids(folder)) | _working_note_ids(root)
         notes = []
         for data in inputs:
-            note = build_note(data, author=data.author or find_author(root, None))
+            note = build_note(data, author=data.author or find_handle(root, None))
             note = with_unique_id(note, taken.__contains__, keep=False)
             taken.add(note.id)
             notes.append((data, note, render_note(note)))

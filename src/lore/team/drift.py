@@ -115,6 +115,7 @@ class DriftReport:
     since: str | None
     notes: list[NoteDrift]
     checked: int  # active notes of this repository that name files
+    about: int = 0  # active notes of this repository, with files_touched or without
 
     def to_json(self) -> dict[str, Any]:
         return versioned(
@@ -122,6 +123,7 @@ class DriftReport:
                 "repo": self.repo,
                 "head": self.head,
                 "since": self.since,
+                "about": self.about,
                 "checked": self.checked,
                 "notes": [note.to_json() for note in self.notes],
             }
@@ -138,8 +140,9 @@ class _Candidate:
     files: tuple[str, ...]
 
 
-def _candidates(vault: Path, repo: str) -> list[_Candidate]:
-    """Active notes whose `repo` lists this repository and that name files."""
+def _candidates(vault: Path, repo: str) -> tuple[list[_Candidate], int]:
+    """Active notes whose `repo` lists this repository and that name files; and how many
+    active notes list it at all."""
     rows = read_index(
         vault,
         lambda conn, _: conn.execute(
@@ -148,12 +151,14 @@ def _candidates(vault: Path, repo: str) -> list[_Candidate]:
         ).fetchall(),
     )
     found: list[_Candidate] = []
+    about = 0
     for note_id, path, title, day, confidence, repos, files in rows:
         names = {str(name).lower() for name in json.loads(repos or "[]")}
         touched = tuple(p for p in (files or "").split("\n") if p)
+        about += repo.lower() in names
         if repo.lower() in names and touched:
             found.append(_Candidate(note_id, path, title, day, confidence, touched))
-    return found
+    return found, about
 
 
 def _follow(path: str, commits: Sequence[LoggedCommit]) -> FileDrift | None:
@@ -229,7 +234,7 @@ def find_drift(
                 fix="Pass a commit, branch or tag of the code repository (fetch it first).",
             )
         revisions = [f"{base}..{head}"]
-    candidates = _candidates(vault, name)
+    candidates, about = _candidates(vault, name)
     notes: list[NoteDrift] = []
     if candidates:
         earliest = min(candidate.date for candidate in candidates)
@@ -262,7 +267,7 @@ def find_drift(
                         files,
                     )
                 )
-    return DriftReport(name, code_repo, head, since, notes, len(candidates))
+    return DriftReport(name, code_repo, head, since, notes, len(candidates), about)
 
 
 # ---- marking the drifted notes for review ----

@@ -13,9 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lore.errors import GhError
+from lore.curator.rules.secret_scan import mask_secrets
+from lore.errors import GhError, UsageError
+from lore.files import write_atomic
+from lore.note.ids import is_valid_id
+from lore.note.parse import inspect_note
+from lore.paths import lore_home
 from lore.sanitize import sanitize_field
-from lore.team.branches import BRANCH_PREFIX, REMOTE, base_of, resume_command
+from lore.team.branches import BRANCH_PREFIX, REMOTE, base_of, cleanup, resume_command
 from lore.vault import gh, git
 from lore.vault.remote import github_repo
 from lore.vault.repository import has_changes
@@ -114,7 +119,7 @@ def list_proposals(root: Path) -> ProposalList:
                     id=branch[len(BRANCH_PREFIX) :],
                     branch=branch,
                     state="open",
-                    title=str(pull.get("title") or ""),
+                    title=mask_secrets(str(pull.get("title") or "")),
                     url=str(pull.get("url") or "") or None,
                     author=str(author.get("login") or "") or None,
                     curator=curator_status(pull.get("statusCheckRollup")),
@@ -133,6 +138,7 @@ def list_proposals(root: Path) -> ProposalList:
                     id=branch[len(BRANCH_PREFIX) :],
                     branch=branch,
                     state="pushed",
+                    title=_title_at(root, ref, branch[len(BRANCH_PREFIX) :]),
                     next_step=f"Open or review the merge request for {branch} on {url}.",
                 )
             )
@@ -143,7 +149,26 @@ def list_proposals(root: Path) -> ProposalList:
             continue
         note_id = branch[len(BRANCH_PREFIX) :]
         tree = trees.get(branch)
-        if tree is not None and has_changes(tree, f"notes/{note_id}.md"):
+        path = f"notes/{note_id}.md"
+        written = tree is not None and (tree / path).is_file()
+        title = _title_at(root, ref, note_id)
+        if not title and written:
+            assert tree is not None
+            title = _title_of((tree / path).read_bytes(), path)
+        if not written and _holds_nothing(root, ref, tree):
+            # Stopped before the note was written (a closed terminal at "Propose?" in an
+            # older lore): there is nothing to finish, only to remove.
+            listing.rows.append(
+                ProposalRow(
+                    id=note_id,
+                    branch=branch,
+                    state="unfinished",
+                    curator="local",
+                    next_step=f"never written: remove it with `lore proposals discard {note_id}`",
+                )
+            )
+            continue
+        if tree is not None and has_changes(tree, path):
             step = "not committed yet"
         elif url is None:
             step = f"committed locally (no remote): git merge {branch}"
@@ -154,10 +179,68 @@ def list_proposals(root: Path) -> ProposalList:
                 id=note_id,
                 branch=branch,
                 state="unfinished",
+                title=title,
                 curator="local",
-                next_step=f"{step}; finish with `{resume_command(root, note_id)}`"
+                next_step=f"{step}; finish with `{resume_command(root, note_id)}`, or "
+                f"`lore proposals discard {note_id}`"
                 if url is not None
                 else step,
             )
         )
     return listing
+
+
+def _holds_nothing(root: Path, ref: str, tree: Path | None) -> bool:
+    """The branch has no commit of its own and its worktree no change: nothing to send."""
+    commit = git.resolve_commit(root, ref)
+    base = base_of(root, REMOTE if git.remote_url(root, REMOTE) else None)[1]
+    if commit is None or not git.is_ancestor(root, commit, base):
+        return False
+    return tree is None or not has_changes(tree, ".")
+
+
+def _title_at(root: Path, ref: str, note_id: str) -> str:
+    """The title of the proposal's note as its branch has it, or ""."""
+    path = f"notes/{note_id}.md"
+    raw = git.read_file_at(root, ref, path)
+    return _title_of(raw, path) if raw is not None else ""
+
+
+def _title_of(raw: bytes, path: str) -> str:
+    report = inspect_note(raw, path)
+    return mask_secrets(report.note.title) if report.note is not None else ""
+
+
+def discard_proposal(root: Path, note_id: str) -> list[str]:
+    """`lore proposals discard ID`: remove a proposal that never left this machine — its
+    worktree, its local branch and its metadata. A branch already pushed stays on the
+    remote (closing its pull request is a decision for GitHub); what to do is returned."""
+    root = root.resolve()
+    if not git.is_git_work_tree(root):
+        raise UsageError(f"{root} is not a git repository: it has no proposals.")
+    if not is_valid_id(note_id):
+        raise UsageError(f"'{note_id}' is not a proposal id.", fix="`lore proposals` lists them.")
+    branch = BRANCH_PREFIX + note_id
+    tree = worktrees(root).get(branch)
+    if not git.ref_exists(root, f"refs/heads/{branch}") and tree is None:
+        raise UsageError(
+            f"There is no local proposal {note_id} in {root}.",
+            fix="`lore proposals` lists the proposals; a pushed one is closed on GitHub.",
+        )
+    path = f"notes/{note_id}.md"
+    said = []
+    written = tree / path if tree is not None else None
+    raw = written.read_bytes() if written is not None and written.is_file() else None
+    if raw is None and git.ref_exists(root, f"refs/heads/{branch}"):
+        raw = git.read_file_at(root, f"refs/heads/{branch}", path)
+    if raw is not None:  # nothing the user wrote is lost: a copy outside the vault
+        copy = lore_home() / "discarded" / f"{note_id}.md"
+        write_atomic(copy, raw, mode=0o600)
+        said.append(f"A copy of the note is kept in {copy}.")
+    cleanup(root, note_id, tree)
+    if git.ref_exists(root, f"refs/remotes/{REMOTE}/{branch}"):
+        said.append(
+            f"{branch} is still on {REMOTE}: close its pull request, or delete it with "
+            f"`git push {REMOTE} --delete {branch}`."
+        )
+    return said

@@ -32,7 +32,7 @@ from lore.curator.run import curate
 from lore.errors import GitError, LoreError, ProposalError, UsageError
 from lore.files import FileLock, LockTimeout, write_atomic
 from lore.note.ids import is_valid_id
-from lore.note.model import Note, is_github_handle
+from lore.note.model import Note, is_author, is_github_handle
 from lore.note.parse import parse_note
 from lore.note.render import render_note
 from lore.paths import state_dir
@@ -135,12 +135,9 @@ def failure_json(error: LoreError, proposal: Proposal | None, status: str) -> di
 # ---- who and where ----
 
 
-def find_author(root: Path, github: GitHubRepo | None) -> str | None:
-    """The author's GitHub handle from `gh api user`, else git's `github.user` or `user.name`.
-
-    Only a value that is a GitHub handle is used (a `user.name` like "Ada Lovelace" is
-    not): otherwise the note has no author, which the note format allows.
-    """
+def find_handle(root: Path, github: GitHubRepo | None) -> str | None:
+    """The author's GitHub handle: `gh api user`, else git's `github.user`, else a
+    `user.name` that is a handle (one like "Ada Lovelace" is not)."""
     if github is not None:
         login = gh.current_login(github.host)
         if login:
@@ -150,6 +147,63 @@ def find_author(root: Path, github: GitHubRepo | None) -> str | None:
         if value and is_github_handle(value):
             return value
     return None
+
+
+def find_author(root: Path, github: GitHubRepo | None) -> str | None:
+    """Who wrote the note: the GitHub handle (`find_handle`), else the git identity's name
+    ("Ada Lovelace"), so that a note says who wrote it; `author_notice` says where a
+    handle would come from."""
+    handle = find_handle(root, github)
+    if handle:
+        return handle
+    name = " ".join((git.config_value(root, "user.name") or "").split())
+    return name if name and is_author(name) else None
+
+
+def author_notice(author: str | None) -> str | None:
+    """What to tell the user when the note's author is not a GitHub handle."""
+    where = (
+        "a handle comes from `gh auth login` (the signed-in account) or "
+        "`git config --global github.user HANDLE`"
+    )
+    if author is None:
+        return (
+            f"No author is recorded: git has no user.name and no GitHub handle is known; {where}."
+        )
+    if is_github_handle(author):
+        return None
+    return (
+        f"The author is recorded as your git name, '{author}', since no GitHub handle is "
+        f"known; {where}."
+    )
+
+
+def default_repo(data: NoteInput, root: Path, cwd: Path) -> str | None:
+    """Fill in `repo` from the code repository the user stands in, detected as recall
+    detects it (`current_repo_name`), when the note names none and the vault's taxonomy
+    lists that repository; returns what to tell the user, or None."""
+    if data.repo:
+        return None
+    found = git.find_git_dir(cwd)
+    if found is None or found[0].resolve() == root:
+        return None  # not in a repository, or in the vault itself
+    name = git.current_repo_name(cwd)
+    if not name:
+        return None
+    from lore.taxonomy import parse_taxonomy
+
+    try:
+        repos = parse_taxonomy((root / "_taxonomy.md").read_text(encoding="utf-8")).repos
+    except OSError:
+        return None
+    listed = {repo.lower(): repo for repo in repos}
+    if name.lower() not in listed:
+        return (
+            f"You are in the repository '{name}', which _taxonomy.md does not list under "
+            "## Repos, so the note is org-wide; list it there, or pass --repo."
+        )
+    data.repo = [listed[name.lower()]]
+    return f"repo: {data.repo[0]} (the repository you are in; --repo NAME says otherwise)."
 
 
 def _identity(root: Path, author: str | None) -> tuple[str, str] | None:
@@ -181,19 +235,27 @@ def start_proposal(
     timeout: float = NETWORK_TIMEOUT,
     author_lookup: Callable[[Path, GitHubRepo | None], str | None] = find_author,
     dry_run: bool = False,
+    cwd: Path | None = None,
 ) -> Proposal:
     """Draft the note on a new branch and worktree and run the curator's rules on it.
 
-    `dry_run`: check the draft only; no branch, worktree or metadata is created.
+    `dry_run`: check the draft only; no branch, worktree or metadata is created. `cwd`:
+    where the user stands; a note with no `repo` is about the code repository there, as
+    recall takes it (`default_repo`).
     """
     root = root.resolve()
     check_vault(root)
+    repo_notice = default_repo(data, root, cwd) if cwd is not None else None
     url = git.remote_url(root, REMOTE)
     remote = REMOTE if url else None
     github = github_repo(url)
     author = data.author or author_lookup(root, github)
     note = build_note(data, author=author)
-    notices: list[str] = []
+    notices: list[str] = [repo_notice] if repo_notice else []
+    if not data.author:
+        said = author_notice(author)
+        if said:
+            notices.append(said)
     lock = FileLock(state_dir(root) / LOCK_FILE, timeout=LOCK_TIMEOUT)
     try:
         lock.acquire()
@@ -247,11 +309,42 @@ def start_proposal(
         base_ref=base_ref,
         remote=remote,
         github=github,
-        findings=result.findings,
+        findings=with_suggested_tags(result.findings, note, root, base_ref),
         preview=result.previews.get(note.path, ""),
         agent=data.agent or None,
         notices=notices + result.notices,
     )
+
+
+def with_suggested_tags(
+    findings: list[Finding], note: Note, root: Path, base_ref: str
+) -> list[Finding]:
+    """A note with no tags is refused (`frontmatter/missing-field`); its fix then names
+    the tags `_taxonomy.md` suggests for the title and body — the same matcher as
+    `lore import` (`lore.team.imports.tagging`), the taxonomy as the base has it."""
+    if note.tags:
+        return findings
+    from lore.taxonomy import parse_taxonomy
+    from lore.team.imports.tagging import Tagger
+
+    raw = git.read_file_at(root, base_ref, "_taxonomy.md")
+    if raw is None:
+        return findings
+    suggested = Tagger(parse_taxonomy(raw.decode("utf-8", "replace"))).suggest(
+        note.title, note.body
+    )
+    if not suggested:
+        return findings
+    fix = (
+        f"_taxonomy.md suggests, from the title and body: {', '.join(suggested)} "
+        f'(--tag {",".join(suggested)}, or "tags" in the JSON); keep the ones that fit.'
+    )
+    return [
+        finding.with_text(finding.message, fix)
+        if finding.rule == "frontmatter/missing-field" and "'tags'" in finding.message
+        else finding
+        for finding in findings
+    ]
 
 
 def discard(proposal: Proposal) -> None:

@@ -18,13 +18,14 @@ changes or merges through `gh`. Nothing here writes to the vault.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from lore.curator.finding import Finding
 from lore.curator.report.similar import SHOWN, SimilarNote, asks_replacement
 from lore.curator.review.outcome import ModelReview
+from lore.curator.rules.secret_scan import mask_secrets
 from lore.curator.run import curate
 from lore.errors import UsageError
 from lore.team.branches import REMOTE, base_of
@@ -153,8 +154,8 @@ def review_range(root: Path, base: str, head: str, *, target: str, semantic: boo
     notes = []
     for path in changed:
         raw = git.read_file_at(root, head, path) or b""
-        text = raw.decode("utf-8", "replace")
-        similar = result.similar.get(path, [])
+        text = mask_secrets(raw.decode("utf-8", "replace"))  # as every view shows a note
+        similar = [_masked(note) for note in result.similar.get(path, [])]
         asks = asks_replacement(result.findings, path)
         notes.append(ReviewedNote(path, text, result.previews[path], similar, asks))
     return Review(
@@ -167,9 +168,22 @@ def review_range(root: Path, base: str, head: str, *, target: str, semantic: boo
     )
 
 
+def _masked(note: SimilarNote) -> SimilarNote:
+    return replace(
+        note,
+        title=mask_secrets(note.title),
+        summary=mask_secrets(note.summary),
+        mine=mask_secrets(note.mine),
+        theirs=mask_secrets(note.theirs),
+    )
+
+
 def review_branch(root: Path, branch: str, *, semantic: bool = True) -> Review:
     """Review a local branch against the remote's default branch (or the current one)."""
     root = root.resolve()
+    pushed = f"refs/remotes/{REMOTE}/{branch}"
+    if git.resolve_commit(root, branch) is None and git.ref_exists(root, pushed):
+        branch = pushed  # `lore remember` pushed `lore/<id>` and kept no local branch
     if git.resolve_commit(root, branch) is None:
         raise UsageError(
             f"'{branch}' is neither a pull request number nor a branch of {root}.",
@@ -177,7 +191,8 @@ def review_branch(root: Path, branch: str, *, semantic: bool = True) -> Review:
         )
     remote = REMOTE if git.remote_url(root, REMOTE) else None
     base_ref = base_of(root, remote)[1]
-    return review_range(root, base_ref, branch, target=branch, semantic=semantic)
+    target = branch.removeprefix("refs/remotes/")
+    return review_range(root, base_ref, branch, target=target, semantic=semantic)
 
 
 def review_pr(

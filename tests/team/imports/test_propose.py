@@ -222,7 +222,10 @@ def test_progress_and_summary(
     code, _, out, err = run_import(
         capsys, "adr", str(repo / "doc" / "adr"), "--vault", str(checkout), "--dry-run"
     )
-    assert code == 0
+    # One ADR names none of the taxonomy's tags, and a note needs one: `tags: []` is a
+    # curator error (frontmatter/missing-field), so the dry run says it would be blocked.
+    assert code == 1
+    assert "findings: frontmatter/missing-field 1" in err
     assert "payments-api--pool-ledger-connections-through-pgbouncer--2023-06-01" in out
     assert "Summary: 4 note(s) would be proposed, 3 skipped." in err
     assert "skipped 1: rejected" in err

@@ -14,7 +14,7 @@ import re
 from lore.curator.context.model import CuratorContext, NoteView
 from lore.curator.context.settings import CuratorSettings
 from lore.curator.finding import ERROR, WARNING, Finding
-from lore.curator.rules.text import CodeMap, Section, line_at, quote, sections
+from lore.curator.rules.text import CodeMap, Section, count_words, line_at, quote, sections
 from lore.vault.settings import SETTINGS_FILE
 
 NAME = "convention"
@@ -210,7 +210,7 @@ def _check_what(view: NoteView, path: str, what: Section, found: list[Section]) 
 def word_count(body: str) -> int:
     """The body's words as a reader counts them: a URL (bare, or a link's target) is not
     words, however many path segments it has."""
-    return len(_WORD.findall(_BARE_URL.sub(" ", _LINK_TARGET.sub("]", body))))
+    return count_words(_BARE_URL.sub(" ", _LINK_TARGET.sub("]", body)))
 
 
 def _not_standalone(line: str) -> str | None:
@@ -222,7 +222,7 @@ def _not_standalone(line: str) -> str | None:
         return "introduces something that follows"
     if _BACK_REFERENCE.match(line) and not _IMPERSONAL.match(line):
         return "refers back to something the reader has not seen"
-    if len(_WORD.findall(line)) < 3:
+    if count_words(line) < 3:
         return "is too short to stand alone"
     return None
 

@@ -13,7 +13,7 @@ from typing import Any
 from lore.curator.context.model import CuratorContext, NoteView
 from lore.curator.finding import ERROR, WARNING, Finding, from_problem
 from lore.curator.rules.text import quote
-from lore.note.model import is_github_handle
+from lore.note.model import is_author
 
 NAME = "frontmatter"
 RULES = {
@@ -28,7 +28,7 @@ RULES = {
     "frontmatter/duplicate-key": "a key appears twice",
     "frontmatter/not-a-mapping": "the frontmatter is not a set of `key: value` fields",
     "frontmatter/missing-field": "a required field (title, type, tags, confidence, date) is "
-    "missing",
+    "missing, or `tags` lists none (`tags: []`)",
     "frontmatter/wrong-type": "a field has the wrong shape (a list where a value belongs, …)",
     "frontmatter/unknown-field": "a field that is not in the note format (a warning when "
     "`allow_extra_fields = true`)",
@@ -40,7 +40,7 @@ RULES = {
     "frontmatter/too-many-items": "a list field is longer than makes sense",
     "frontmatter/value-too-long": "a field value is over 500 characters",
     "frontmatter/invalid-source": "source is not an http(s) URL",
-    "frontmatter/invalid-author": "author is not a GitHub handle (warning)",
+    "frontmatter/invalid-author": "author is neither a GitHub handle nor a person's name (warning)",
     "frontmatter/invalid-path": "a files_touched entry is absolute or leaves the repository "
     "(warning)",
 }
@@ -92,6 +92,14 @@ def _field_checks(view: NoteView, path: str, data: dict[str, Any], today: str) -
                 f"(the limit is {MAX_VALUE_CHARS})",
                 "Keep frontmatter values short; put prose in the body.",
             )
+    if "tags" in data and not view.tags and isinstance(data["tags"], list):
+        # `tags: []` is valid YAML and parses; the note format asks for one or more.
+        add(
+            "frontmatter/missing-field",
+            "tags",
+            "'tags' is empty: a note needs one or more tags",
+            "List one or more tags from _taxonomy.md, e.g. tags: [tool/postgres].",
+        )
     for key, limit in MAX_ITEMS.items():
         items = getattr(view, key)
         if len(items) > limit:
@@ -108,11 +116,11 @@ def _field_checks(view: NoteView, path: str, data: dict[str, Any], today: str) -
             f"source '{quote(view.source, 60)}' is not an http(s) URL",
             "Link the pull request, issue or incident, e.g. https://github.com/acme/app/pull/1.",
         )
-    if view.author and not is_github_handle(view.author):
+    if view.author and not is_author(view.author):
         add(
             "frontmatter/invalid-author",
             "author",
-            f"author '{quote(view.author, 40)}' is not a GitHub handle",
+            f"author '{quote(view.author, 40)}' is neither a GitHub handle nor a name",
             "Use the GitHub user name, e.g. octocat.",
             WARNING,
         )

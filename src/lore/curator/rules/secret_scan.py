@@ -17,7 +17,9 @@ import math
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from typing import Any, TypeVar, cast
 
+_JSON = TypeVar("_JSON")
 _S = r"(?<![A-Za-z0-9_])"  # start guard: not inside a longer word
 _E = r"(?![A-Za-z0-9_])"  # end guard
 
@@ -563,3 +565,24 @@ def redact(text: str, values: Iterable[str]) -> str:
         if value and value in text:
             text = text.replace(value, mask(value))
     return text
+
+
+def mask_secrets(text: str) -> str:
+    """`text` with every secret the scan finds replaced by its mask: what each view of a
+    note prints (review, show, drafts, the MCP tools), whatever reached the note."""
+    return redact(text, {match.value for match in scan_secrets(text)})
+
+
+def mask_secrets_in(data: _JSON) -> _JSON:
+    """A JSON-shaped value (dicts, lists, strings) with every string's secrets masked."""
+    return cast("_JSON", _masked_value(data))
+
+
+def _masked_value(data: Any) -> Any:
+    if isinstance(data, str):
+        return mask_secrets(data)
+    if isinstance(data, dict):
+        return {key: _masked_value(value) for key, value in data.items()}
+    if isinstance(data, list):
+        return [_masked_value(value) for value in data]
+    return data

@@ -17,6 +17,27 @@ _MD_LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]{0,300}\")?\s*\)")
 _AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*)>")
 
 
+_WORD = re.compile(r"[\w'’-]+")
+# Scripts written without spaces between words, and their average word length in
+# characters: Chinese and Japanese (Han, kana) about two; Thai, Lao, Khmer and Burmese
+# about four. A run of them counts as that many words, not as one.
+_UNSPACED = (
+    (re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+"), 2),
+    (re.compile(r"[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]+"), 4),
+)
+
+
+def count_words(text: str) -> int:
+    """How many words `text` has, in any script: spaced words, and runs of unspaced
+    scripts (Chinese, Japanese, Thai, …) by their average word length."""
+    words = 0
+    for pattern, length in _UNSPACED:
+        for run in pattern.findall(text):
+            words += -(-len(run) // length)
+        text = pattern.sub(" ", text)
+    return words + len(_WORD.findall(text))
+
+
 def line_at(text: str, offset: int, first_line: int = 1) -> int:
     return first_line + text.count("\n", 0, offset)
 
