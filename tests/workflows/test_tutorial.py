@@ -210,7 +210,6 @@ def test_the_tutorial_word_for_word(
     assert "@acme/engineering-leads" in (vault / ".github" / "CODEOWNERS").read_text()
     # ... and makes the vocabulary theirs in a pull request, like any other change.
     pulls = PullRequests(tmp_path, team_bare, lore_source, installed_lore, "acme/team-memory")
-    workflow = vault / ".github" / "workflows" / "lore-curator.yml"
     taxonomy = vault / "_taxonomy.md"
     lead.git("checkout", "-q", "-b", "vocabulary", cwd=vault)
     taxonomy.write_text(
@@ -223,7 +222,7 @@ def test_the_tutorial_word_for_word(
     lead.git("commit", "-q", "-am", "Our repositories", cwd=vault)
     lead.git("push", "-q", "origin", "vocabulary", cwd=vault)
     lead.git("checkout", "-q", "main", cwd=vault)
-    assert "::error" not in pulls.curate("vocabulary", 1, workflow)
+    assert "::error" not in pulls.curate("vocabulary", 1)
     pulls.merge("vocabulary", 1)
 
     # Day one starts with an import: what payments-api already holds, one pull request.
@@ -266,7 +265,7 @@ def test_the_tutorial_word_for_word(
     assert f"Opened {PR_URL}" in out, out
 
     # 5. The vault's curator workflow checks it; the lead merges it.
-    checked = pulls.curate(f"lore/{note_id}", 2, workflow)
+    checked = pulls.curate(f"lore/{note_id}", 2)
     assert f"notes/{note_id}.md" in checked and "::error" not in checked, checked
     pulls.merge(f"lore/{note_id}", 2)
 

@@ -30,6 +30,7 @@ from lore.curator.finding import Finding
 from lore.curator.judgement.verdict import CONTRADICTION, DUPLICATE, REPLACEMENT
 from lore.curator.rules.pairs import active_before, pairs_of
 from lore.curator.rules.quoting import spelled
+from lore.curator.rules.secret_scan import mask_secrets, scan_secrets
 from lore.curator.rules.supersession import RULE as REPLACEMENT_RULE
 from lore.curator.rules.supersession import suggested_line
 from lore.note.model import what_summary
@@ -124,21 +125,37 @@ def similar_notes(context: CuratorContext, limit: int) -> dict[str, list[Similar
             kind = verdict.kind
             if kind == REPLACEMENT and other not in replaced:
                 kind = ""  # judged so, but past the rule's limit: not reported
-            base = (theirs.view.id, theirs.view.title or "", what_summary(theirs.view.body) or "")
+            base = (
+                theirs.view.id,
+                mask_secrets(theirs.view.title or ""),
+                mask_secrets(what_summary(theirs.view.body) or ""),
+            )
             if other in replaced:
                 replacement = replaced[other]
                 cue = replacement.cue.text if replacement.cue is not None else ""
                 line = suggested_line(entry, theirs.view.id)
                 note = SimilarNote(
-                    *base, score, REPLACEMENT, cue, detail=replacement.reason(), suggestion=line
+                    *base,
+                    score,
+                    REPLACEMENT,
+                    mask_secrets(cue),
+                    detail=replacement.reason(),
+                    suggestion=line,
                 )
             elif kind == CONTRADICTION and verdict.conflict is not None:
                 conflict = verdict.conflict
                 note = SimilarNote(
-                    *base, score, CONTRADICTION, conflict.mine, conflict.theirs, conflict.detail
+                    *base,
+                    score,
+                    CONTRADICTION,
+                    mask_secrets(conflict.mine),
+                    mask_secrets(conflict.theirs),
+                    mask_secrets(conflict.detail),
                 )
             elif kind == DUPLICATE:
-                words = spelled(entry.view, verdict.likeness.shared(corpus.idf, 4))
+                words = _not_secret(
+                    entry.view.text, spelled(entry.view, verdict.likeness.shared(corpus.idf, 4))
+                )
                 note = SimilarNote(*base, score, DUPLICATE, detail=f"both say {', '.join(words)}")
             elif verdict.likeness.score >= SHOWN_FROM:
                 note = SimilarNote(*base, score)
@@ -148,3 +165,10 @@ def similar_notes(context: CuratorContext, limit: int) -> dict[str, list[Similar
         shown.sort(key=lambda note: (not note.verdict, -note.score, note.id))
         found[entry.display] = shown[:limit]
     return found
+
+
+def _not_secret(text: str, words: list[str]) -> list[str]:
+    """The shared words a person may be shown: none that is part of a secret in `text`
+    (the words come lower-cased from the index, where the scan no longer knows them)."""
+    secrets = [match.value.lower() for match in scan_secrets(text)]
+    return [word for word in words if not any(word.lower() in value for value in secrets)]
