@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from lore.errors import LoreError
-from lore.index.schema import FTS_COLUMNS
+from lore.index.schema import FTS_COLUMNS, VOCABULARY_KEY
 from lore.note.status import Links, compute_status
 from lore.vault.snapshot import (
     Snapshot,
@@ -247,15 +247,21 @@ def note_row(note: Any, signature: str) -> tuple[Any, ...]:
 
 
 def _store_vault_files(conn: sqlite3.Connection, root: Path, snapshot: Snapshot) -> None:
-    """Taxonomy aliases and recall settings, so that recall never parses a file."""
+    """Taxonomy aliases and names, and recall settings, so that recall never parses a file.
+
+    The names (`vocabulary`) are what `lore.recall.filters` checks `--type`, `--tag` and
+    `--repo` against; JSON null when the vault has no taxonomy (then any name goes).
+    """
     from lore.taxonomy import parse_taxonomy
     from lore.vault.settings import parse_settings, recall_settings
 
     taxonomy_text = read_vault_file(root, snapshot, "_taxonomy.md")
     aliases: dict[str, list[str]] = {}
+    vocabulary = "null"
     if taxonomy_text:
         taxonomy = parse_taxonomy(taxonomy_text)
         aliases = taxonomy.alias_map()
+        vocabulary = vocabulary_json(taxonomy)
     try:
         settings = parse_settings(read_vault_file(root, snapshot, "lore.toml"))
         settings_problem = ""
@@ -266,10 +272,24 @@ def _store_vault_files(conn: sqlite3.Connection, root: Path, snapshot: Snapshot)
         conn,
         {
             "aliases": json.dumps(aliases, sort_keys=True),
+            VOCABULARY_KEY: vocabulary,
             "recall_settings": json.dumps(recall_settings(settings), sort_keys=True),
             "settings": json.dumps(settings, sort_keys=True),
             "settings_problem": settings_problem,
         },
+    )
+
+
+def vocabulary_json(taxonomy: Any) -> str:
+    """The `vocabulary` meta row of a parsed taxonomy: its names and aliases, sorted."""
+    return json.dumps(
+        {
+            "types": sorted(taxonomy.types),
+            "repos": sorted(taxonomy.repos),
+            "tags": sorted(taxonomy.tags),
+            "aliases": taxonomy.alias_map(),
+        },
+        sort_keys=True,
     )
 
 
