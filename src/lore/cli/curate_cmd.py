@@ -89,14 +89,21 @@ def run(args: argparse.Namespace) -> int:
     if args.head is not None and args.base is None:
         raise UsageError("--head needs --base.", fix="Add --base REF, e.g. origin/main.")
     root = _vault_root(args.vault)
-    result = curate(
-        root,
-        base=args.base,
-        head=args.head,
-        paths=args.paths,
-        all_notes=args.all_notes,
-        semantic=args.semantic,
-    )
+    from lore.cli.output import DelayedProgress
+
+    progress = DelayedProgress("Checking notes")  # on a terminal, after a second
+    try:
+        result = curate(
+            root,
+            base=args.base,
+            head=args.head,
+            paths=args.paths,
+            all_notes=args.all_notes,
+            semantic=args.semantic,
+            progress=progress,
+        )
+    finally:
+        progress.close()
     if result.notices:
         from lore.cli.output import notice
 

@@ -87,7 +87,15 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(
             "lore drift needs --code-repo PATH.", fix="E.g. `lore drift --code-repo .`"
         )
-    report = find_drift(vault, Path(args.code_repo), since=args.since, repo=args.repo)
+    from lore.cli.output import DelayedProgress
+
+    progress = DelayedProgress("Reading the code's history")  # on a terminal, after a second
+    try:
+        report = find_drift(
+            vault, Path(args.code_repo), since=args.since, repo=args.repo, progress=progress
+        )
+    finally:
+        progress.close()
     outcome = propose_drift(vault, report) if args.propose and report.notes else None
     # 1 while drifted notes are left unmarked; with --propose they are marked (or were already)
     code = ExitCode.PROBLEMS_FOUND if report.notes and not args.propose else ExitCode.OK

@@ -31,6 +31,10 @@ if TYPE_CHECKING:
     from typing import Any
 
 Progress = Callable[[int, int], None]
+# What a build reports its progress to when its caller passed nothing: set by the CLI
+# for a terminal (a bar on stderr, `lore.cli.output.DelayedProgress`), so that the first
+# build in a clone shows its progress whichever command started it.
+BUILD_PROGRESS: Callable[[], Any] | None = None
 
 
 def read_meta(conn: sqlite3.Connection) -> dict[str, str]:
@@ -54,6 +58,9 @@ def fill_index(
     """
     snapshot = take_snapshot(root)
     meta = read_meta(conn)
+    shown = None
+    if progress is None and BUILD_PROGRESS is not None:
+        progress = shown = BUILD_PROGRESS()
     try:
         conn.execute("BEGIN IMMEDIATE")
         if rebuild or meta.get("kind") != snapshot.kind:
@@ -85,6 +92,9 @@ def fill_index(
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("ROLLBACK")
         raise
+    finally:
+        if shown is not None:
+            shown.close()
     return action, changed
 
 

@@ -53,13 +53,36 @@ FILE_WEIGHT = 4.0  # a shared files_touched path, in IDF units
 TAG_WEIGHT = 0.5  # each shared tag, and the same repository (ranking only)
 RERANK = 3  # how many times `limit` of the best-scored notes are checked and re-ranked
 _MEMO = "_lore_judgement_corpus"
+_PROGRESS = "_lore_note_progress"
+
+
+class NoteProgress:
+    """Where a long run reports how far the rules are through the notes under review:
+    `report(done, total)`, switched by the runner as each rule family starts."""
+
+    def __init__(self) -> None:
+        self.report: Callable[[int, int], None] | None = None
+
+
+def note_progress(context: CuratorContext) -> NoteProgress:
+    """The context's progress reporter (one per run), read by the corpus as notes are judged."""
+    found = vars(context).get(_PROGRESS)
+    if found is None:
+        found = vars(context)[_PROGRESS] = NoteProgress()
+    assert isinstance(found, NoteProgress)
+    return found
 
 
 class ParsedCorpus:
     """The notes of one curator run, every one parsed and analysed once."""
 
-    def __init__(self, entries: list[Entry]) -> None:
+    def __init__(self, entries: list[Entry], progress: NoteProgress | None = None) -> None:
         self.entries = entries
+        self.progress = progress or NoteProgress()
+        # the vault's notes come first, then those under review (see the docstring)
+        self.first_reviewed = next(
+            (index for index, entry in enumerate(entries) if entry.reviewed), len(entries)
+        )
         self.position = {entry.view.id: index for index, entry in enumerate(entries)}
         frequency: Counter[str] = Counter()
         for entry in entries:
@@ -90,6 +113,9 @@ class ParsedCorpus:
     def candidates(
         self, index: int, eligible: Callable[[int], bool], limit: int = MAX_CANDIDATES
     ) -> list[int]:
+        report = self.progress.report
+        if report is not None and self.entries[index].reviewed:
+            report(index - self.first_reviewed + 1, len(self.entries) - self.first_reviewed)
         return _candidates(self, index, eligible, limit)
 
     def exact_copy(self, index: int) -> int | None:
@@ -153,7 +179,7 @@ def _build(context: CuratorContext) -> ParsedCorpus:
     for checked in reviewed:
         assert checked.view is not None
         entries.append(Entry(checked.view, checked.display, True))
-    return ParsedCorpus(entries)
+    return ParsedCorpus(entries, note_progress(context))
 
 
 def candidates(
