@@ -13,7 +13,7 @@ from __future__ import annotations
 import sqlite3
 
 APPLICATION_ID = 0x4C4F5245  # "LORE"
-SCHEMA_VERSION = 2  # 2: the `vocabulary` meta row
+SCHEMA_VERSION = 2  # 2: the `vocabulary` meta row and the `notes_filters` index
 
 FTS_COLUMNS = ("title", "tags", "body", "files_touched")
 # The meta row of the taxonomy's names: JSON {"types", "repos", "tags": [names],
@@ -63,6 +63,7 @@ CREATE TABLE notes (
     superseded_by TEXT
 );
 CREATE INDEX notes_path ON notes(path);
+CREATE INDEX notes_filters ON notes(type, tag_list);  -- recall's --type and --tag, read alone
 CREATE TABLE skipped (path TEXT PRIMARY KEY, signature TEXT NOT NULL, problem TEXT NOT NULL);
 """
 
