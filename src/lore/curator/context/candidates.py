@@ -19,6 +19,7 @@ the weight they share, with a little extra for shared tags and repositories.
 from __future__ import annotations
 
 import heapq
+from array import array
 from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Callable
@@ -27,6 +28,7 @@ from lore.curator.context.corpus import (
     MAX_CANDIDATES,
     Entry,
     NoteCorpus,
+    body_digest,
     related,
     title_key,
     words_of,
@@ -97,8 +99,10 @@ class ParsedCorpus:
             for path in entry.profile.files:
                 self.by_file[path].append(index)
         self._claims: dict[int, Claims] = {}
-        self._best: dict[tuple[int, int], list[tuple[int, float]]] = {}
-        self._copies: dict[tuple[str, ...], list[int]] | None = None
+        # Each note's best-scored notes, asked for by both rule families: kept as two
+        # compact arrays (a list of tuples per note was a tenth of a full audit's memory).
+        self._best: dict[tuple[int, int], tuple[array[int], array[float]]] = {}
+        self._copies: dict[bytes, list[int]] | None = None
         self._titles: dict[str, int] | None = None
 
     def claims(self, index: int) -> Claims:
@@ -123,13 +127,18 @@ class ParsedCorpus:
             self._copies = {}
             for number, entry in enumerate(self.entries):
                 if entry.view.body.strip():
-                    self._copies.setdefault(words_of(entry.view.body), []).append(number)
+                    self._copies.setdefault(body_digest(entry.view.body), []).append(number)
         view = self.entries[index].view
+        earlier = [o for o in self._copies.get(body_digest(view.body), []) if o < index]
+        if not earlier:
+            return None
+        words = words_of(view.body)
         return next(
             (
                 other
-                for other in self._copies.get(words_of(view.body), [])
-                if other < index and not related(view, self.entries[other].view)
+                for other in earlier
+                if not related(view, self.entries[other].view)
+                and words_of(self.entries[other].view.body) == words  # never a collision
             ),
             None,
         )
@@ -198,9 +207,13 @@ def _candidates(
     # Both rule families ask for every note's candidates: score them once per run.
     best = corpus._best.get((index, limit))
     if best is None:
-        best = corpus._best[(index, limit)] = _best_scored(corpus, index, limit)
+        scored = _best_scored(corpus, index, limit)
+        best = corpus._best[(index, limit)] = (
+            array("q", (other for other, _ in scored)),
+            array("d", (score for _, score in scored)),
+        )
     ranked = []
-    for other, score in best:
+    for other, score in zip(*best, strict=True):
         theirs = corpus.entries[other]
         if not eligible(other) or related(entry.view, theirs.view):
             continue
