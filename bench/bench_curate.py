@@ -11,8 +11,10 @@ runs them (`lore curate --vault V --base main --head branch --format json`):
 - `all` (with `--all-runs N`): `lore curate --all`, every note reviewed.
 
 With `--baseline SRC` the same runs go through that `src` folder's lore as well (e.g. a
-checkout of the previous release), each right after this code's. Prints each run and
-the medians; results go to bench/results/curate-<notes>.json.
+checkout of the previous release), each right after this code's, in a clone of the
+vault of its own (two versions of the index's schema would rebuild each other's index).
+Each run's peak memory (the child's maximum resident set size) is recorded too. Prints
+each run and the medians; results go to bench/results/curate-<notes>.json.
 
     python bench/bench_curate.py                      # 10,000 notes, 5 runs
     python bench/bench_curate.py --notes 1000 --runs 3 --keep /tmp/vault
@@ -103,21 +105,33 @@ class Version:
             self.env["PYTHONPATH"] = str(src.resolve())
             self.command = [sys.executable, "-m", "lore"]
         self.timings: dict[str, list[float]] = {"ci": [], "local": [], "all": []}
+        self.peaks: dict[str, list[float]] = {"ci": [], "local": [], "all": []}
+        self.vault: Path | None = None
 
     def curate(self, vault: Path, scenario: str) -> float:
         if scenario == "ci":
-            shutil.rmtree(vault / ".lore", ignore_errors=True)
+            for folder in (vault / ".lore", vault / ".git" / "lore"):  # older and newer place
+                shutil.rmtree(folder, ignore_errors=True)
         what = ["--all"] if scenario == "all" else ["--base", "main", "--head", "branch"]
         command = [*self.command, "curate", "--vault", str(vault), *what, "--format", "json"]
         started = time.perf_counter()
-        result = subprocess.run(command, env=self.env, capture_output=True, text=True, check=False)
-        elapsed = time.perf_counter() - started
-        if result.returncode not in (0, 1):
-            raise SystemExit(f"lore curate failed ({result.returncode}): {result.stderr}")
-        summary = json.loads(result.stdout)["summary"]
+        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+            child = subprocess.Popen(command, env=self.env, stdout=out, stderr=err)
+            _, status, usage = os.wait4(child.pid, 0)
+            child.returncode = os.waitstatus_to_exitcode(status)
+            elapsed = time.perf_counter() - started
+            out.seek(0)
+            err.seek(0)
+            stdout, stderr = out.read().decode(), err.read().decode()
+        if child.returncode not in (0, 1):
+            raise SystemExit(f"lore curate failed ({child.returncode}): {stderr}")
+        summary = json.loads(stdout)["summary"]
         self.timings[scenario].append(elapsed)
+        peak = usage.ru_maxrss / 1024  # KiB on Linux
+        self.peaks[scenario].append(peak)
         print(
-            f"{self.name:>10} {scenario:>5}: {elapsed:.2f} s, exit {result.returncode}, "
+            f"{self.name:>10} {scenario:>5}: {elapsed:.2f} s, {peak:.0f} MiB, exit "
+            f"{child.returncode}, "
             f"{summary['errors']} errors, {summary['warnings']} warnings, "
             f"{summary['checked']} files checked",
             flush=True,
@@ -130,17 +144,31 @@ class Version:
             if samples:
                 row[f"{scenario}_ms"] = median_ms(samples)
                 row[f"{scenario}_runs"] = len(samples)
+                row[f"{scenario}_peak_rss_mib"] = round(max(self.peaks[scenario]), 1)
         return row
 
 
-def warm_up(version: Version, vault: Path) -> None:
-    """Bytecode compiled and the vault's index built, untimed."""
+def clone(vault: Path, name: str) -> Path:
+    """A clone of the vault with its `main` and `branch`, for another version of lore."""
+    other = vault.parent / f"{vault.name}-{name}"
+    if not (other / ".git").exists():
+        git(vault.parent, "clone", "-q", str(vault), str(other))
+        git(other, "branch", "branch", "origin/branch")
+    return other
+
+
+def build_index(version: Version, vault: Path) -> None:
     subprocess.run(
         [*version.command, "index", "--vault", str(vault)],
         env=version.env,
         capture_output=True,
         check=True,
     )
+
+
+def warm_up(version: Version, vault: Path) -> None:
+    """Bytecode compiled and the vault's index built, untimed."""
+    build_index(version, vault)
     version.curate(vault, "local")
     version.timings["local"].clear()
 
@@ -164,14 +192,16 @@ def main() -> None:
             make_vault(args.notes, vault)
             add_branch(vault)
             print(f"built a {args.notes}-note vault in {time.perf_counter() - started:.1f} s")
-        for version in versions:
-            warm_up(version, vault)
+        for number, version in enumerate(versions):
+            version.vault = vault if number == 0 else clone(vault, version.name)
+            warm_up(version, version.vault)
         for scenario, runs in (("ci", args.runs), ("local", args.runs), ("all", args.all_runs)):
             for _ in range(runs):
                 for version in versions:
-                    if scenario == "local" and not (vault / ".lore" / "index.db").exists():
-                        warm_up(version, vault)
-                    version.curate(vault, scenario)
+                    assert version.vault is not None
+                    if scenario == "local":
+                        build_index(version, version.vault)  # `ci` removed it; untimed
+                    version.curate(version.vault, scenario)
     result = {
         "machine": machine(),
         "new_notes": NEW_NOTES,
@@ -179,7 +209,8 @@ def main() -> None:
     }
     out = HERE / "results" / f"curate-{args.notes}.json"
     out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    keys = ["version", "notes", "ci_ms", "local_ms"] + (["all_ms"] if args.all_runs else [])
+    keys = ["version", "notes", "ci_ms", "local_ms"]
+    keys += ["all_ms", "all_peak_rss_mib"] if args.all_runs else []
     print_table(result["versions"], keys)
     print(f"results: {out.relative_to(HERE.parent)}")
 
