@@ -11,7 +11,7 @@ Every run is a fresh process of the same interpreter, run in turns (floor, lore,
 baseline, floor, lore, …) so that the machine's load moves all of them alike; per
 class the medians of all runs and lore's ratio to the floor are recorded.
 
-Classes (`CLASSES`): typical queries (topic words and a common word, `synth.queries`),
+Classes (`synth.query_classes`): typical queries (topic words and a common word),
 queries of common words only, and both of those with `--repo` and `--type`, the call
 the agents' skills make. With `--baseline`, another lore (the code before a change,
 installed in its own environment) answers in a clone of each vault, so the two never
@@ -27,7 +27,6 @@ import argparse
 import compileall
 import json
 import os
-import random
 import sqlite3
 import statistics
 import subprocess
@@ -45,33 +44,10 @@ from common import lore_command, print_table, save_result  # noqa: E402
 from lore.index.build import open_index  # noqa: E402
 from lore.paths import index_path  # noqa: E402
 from lore.recall.engine import query_terms  # noqa: E402
-from synth import REPOS, git, make_vault, queries, vocabulary  # noqa: E402
+from synth import git, make_vault, query_classes  # noqa: E402
 
 FLOOR = HERE / "floor_recall.py"
 QUERIES_PER_CLASS = 4
-
-
-def common_queries(count: int) -> list[str]:
-    """Queries of the vault's commonest words only (each in about a fifth of the notes)."""
-    rng = random.Random(13)
-    common = vocabulary(random.Random(7))[:24]
-    asked = ["p99 latency alert dashboard"]
-    while len(asked) < count:
-        asked.append(" ".join(rng.sample(common, rng.randint(3, 5))))
-    return asked
-
-
-def classes() -> dict[str, tuple[list[str], list[str]]]:
-    """Class name -> (queries, extra recall arguments)."""
-    typical = queries(QUERIES_PER_CLASS, seed=17)
-    common = common_queries(QUERIES_PER_CLASS)
-    filters = ["--repo", REPOS[3], "--type", "gotcha"]
-    return {
-        "typical": (typical, []),
-        "common-words": (common, []),
-        "typical --repo --type": (typical, filters),
-        "common-words --repo --type": (common, filters),
-    }
 
 
 def run_once(command: list[str], env: dict[str, str], cwd: Path) -> float:
@@ -128,7 +104,7 @@ def bench_size(size: int, workdir: Path, runs: int, baseline: list[str] | None) 
     env_other = {**os.environ, "LORE_VAULT": str(other)} if other else env
     load_before = os.getloadavg()
     rows: list[dict[str, Any]] = []
-    for name, (asked, extra) in classes().items():
+    for name, (asked, extra) in query_classes(QUERIES_PER_CLASS).items():
         kind = extra[extra.index("--type") + 1] if "--type" in extra else None
         contenders: dict[str, list[tuple[list[str], dict[str, str]]]] = {
             "floor": [],
