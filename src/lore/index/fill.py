@@ -16,7 +16,6 @@ from pathlib import Path
 
 from lore.errors import LoreError
 from lore.index.schema import FTS_COLUMNS, VOCABULARY_KEY
-from lore.note.status import Links, compute_status
 from lore.vault.snapshot import (
     Snapshot,
     changed_notes,
@@ -305,6 +304,8 @@ def vocabulary_json(taxonomy: Any) -> str:
 
 def refresh_statuses(conn: sqlite3.Connection, today: str) -> None:
     """Recompute active/inactive for every note that links or expires (the rest are active)."""
+    from lore.note.status import Links, compute_status  # only when the index is written
+
     rows = conn.execute(
         "SELECT id, supersedes, depends_on, expires FROM notes "
         "WHERE supersedes != '[]' OR depends_on != '[]' OR expires IS NOT NULL OR active = 0"
