@@ -259,15 +259,21 @@ def test_queries_of_common_words_only_keep_the_answer(
     assert counter.deeper, "no pass was read past its first rows"
 
     read: list[int] = []
-    take = ranker.Pass.take
+    take, take_above = ranker.Pass.take, ranker.Pass.take_above
 
     def counted(query: ranker.Pass, count: int) -> dict[int, float]:
         rows = take(query, count)
         read[-1] += len(rows)
         return rows
 
+    def counted_above(query: ranker.Pass, threshold: float) -> dict[int, float]:
+        rows = take_above(query, threshold)
+        read[-1] += len(rows)
+        return rows
+
     monkeypatch.setattr(ranker, "compute_boosts", lambda *_, **__: Boosts(1.0, 1.0, 1.0))
     monkeypatch.setattr(ranker.Pass, "take", counted)
+    monkeypatch.setattr(ranker.Pass, "take_above", counted_above)
     conn, _ = open_index(vault.root)
     matching, partial = 0, 0
     try:
@@ -294,21 +300,32 @@ def test_queries_of_common_words_only_keep_the_answer(
 def test_a_query_of_common_words_only_runs_the_plain_query(
     make_vault: Callable[..., Vault], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """When the skipped phrases could add more than the scored ones give, a first pass over
-    the rarest phrase's notes cannot settle the answer: the plain query runs at once."""
-    vault = make_vault(_zipf_notes(600), repos=REPOS)
+    """When the skipped phrases could add more than the scored ones give (every word in
+    about a third of the notes), a first pass over the rarest phrase's notes cannot
+    settle the answer: the plain query runs at once. A rare word is still worth it."""
+    rng = random.Random(3)
+    common = ("alpha", "bravo", "charlie", "delta")
+    notes = {}
+    for number in range(200):
+        words = [word for word in common if rng.random() < 0.35] + ["filler"] * 5
+        if number % 50 == 0:
+            words.append("zulu")
+        notes[f"synth--note-{number}--2026-01-01"] = note_text(
+            f"Note {number}", body="## What\n" + " ".join(words) + ".\n"
+        )
+    vault = make_vault(notes)
     conn, _ = open_index(vault.root)
     counter = PassCounter(monkeypatch)
     try:
-        common = _vocabulary(random.Random(5), 400)[:4]
         counter.start()
-        _answer(conn, RecallRequest(query=" ".join(common)), None)
-        plain = counter.runs[-1]
-        rare = _vocabulary(random.Random(5), 400)[300]
+        plain = _answer(conn, RecallRequest(query=" ".join(common)))
         counter.start()
-        _answer(conn, RecallRequest(query=f"{rare} {common[0]}"), None)
-        pruned = counter.runs[-1]
+        with monkeypatch.context() as patch:
+            patch.setattr(ranker, "COMMON_SHARE", 2.0)
+            assert _answer(conn, RecallRequest(query=" ".join(common))) == plain
+        counter.start()
+        _answer(conn, RecallRequest(query="zulu alpha bravo"))
     finally:
         conn.close()
-    assert plain == [None]
-    assert pruned[0] is not None
+    assert counter.runs[0] == [None], "every word common: the plain query"
+    assert counter.runs[2][0] == '"zulu"', "a rare word: the notes that have it first"

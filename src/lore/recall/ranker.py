@@ -41,7 +41,6 @@ CHUNK = 16  # candidates whose boosts are computed at a time (see the early stop
 SAFETY = 1.0 + 1e-9  # bounds are raised by this factor against rounding
 PARTS_BY_LIST = 500  # up to this many rows, a phrase's parts are asked for by rowid
 ROWS_PER_QUERY = 400  # what one more FTS5 query costs, in rows of a phrase read (~20 µs)
-READ_BLOCK = 256  # rows read at a time when a pass is read further
 
 
 _COLUMNS = (
@@ -141,7 +140,7 @@ class Ranker(Record):
 
         With `essential`, only rows that match it are scored (see `rank`); the score is
         still that of the whole query, so it equals what the plain query gives the row.
-        The rows are read as they are needed: the first `CANDIDATES` (or `limit`, when
+        Its rows are read as they are needed: the first `CANDIDATES` (or `limit`, when
         more are asked for), and further ones only when a bound says they could count.
         """
         clauses = ""
@@ -156,10 +155,10 @@ class Ranker(Record):
             clauses += f" AND +notes_fts.rowid IN (SELECT n.rowid FROM notes n WHERE 1{self.where})"
             params += self.params
         sql = (
-            f"SELECT notes_fts.rowid, -{self.bm25_sql} AS s FROM notes_fts "
-            f"WHERE notes_fts MATCH ?{clauses} ORDER BY s DESC, notes_fts.rowid"
+            f"SELECT notes_fts.rowid AS rowid, -{self.bm25_sql} AS s FROM notes_fts "
+            f"WHERE notes_fts MATCH ?{clauses}"
         )
-        return Pass(self.conn.execute(sql, params))
+        return Pass(self.conn, sql, params)
 
     def phrase_parts(self, phrase: str, rowids: list[int]) -> list[tuple[int, float]]:
         """FTS5's BM25 of `phrase` alone for these rows: its part of their score."""
@@ -282,59 +281,53 @@ class Ranker(Record):
         if skipped and not self.worth_skipping(skipped, scored_phrases, ceiling):
             skipped, scored_phrases = [], [t.fts() for t in self.plan.terms]
         found: dict[int, float] = {}
-        passes: list[Pass] = []
         cut: list[Pass] = []  # passes left after their first rows: more may count
         deep: list[Pass] = []  # passes read on until no unread row can enter the results
 
         def start(essential: str | None) -> None:
             query = self.candidates(match, essential)
-            passes.append(query)
             found.update(query.take(size))
             if not query.done:
                 cut.append(query)
 
-        try:
-            start(" OR ".join(scored_phrases) if skipped else None)
-            while True:
-                bm25 = self.corrected(found)  # `score` adds the notes that replace superseded
-                scores, boosts, replaced = self.score(bm25, ceiling)
-                kth = _kth(scores.values(), limit)
-                unsure = [
-                    p for p in deep if not p.done and self.left_out_bound(p.last) * ceiling >= kth
-                ]
-                if unsure:
-                    # Read on to the first row below what could still enter: kth only rises
-                    # as rows are added, so one reading settles each pass.
-                    threshold = self.score_below(kth / ceiling)
-                    for query in unsure:
-                        found.update(query.take_above(threshold))
-                        deep.remove(query)
-                    continue
-                left_out = []
-                if cut:
-                    kth_bm25 = _kth((bm25[rowid] for rowid in scores), limit)
-                    left_out = [p for p in cut if self.left_out_bound(p.last) >= kth_bm25]
-                if left_out:
-                    for query in left_out:
-                        cut.remove(query)
-                        deep.append(query)
-                    continue
-                if not skipped or sum(bound for _, bound in skipped) * ceiling < kth:
+        start(" OR ".join(scored_phrases) if skipped else None)
+        while True:
+            bm25 = self.corrected(found)  # `score` adds the notes that replace superseded
+            scores, boosts, replaced = self.score(bm25, ceiling)
+            kth = _kth(scores.values(), limit)
+            unsure = [
+                p for p in deep if not p.done and self.left_out_bound(p.last) * ceiling >= kth
+            ]
+            if unsure:
+                # Read every row above what could still enter: kth only rises as rows
+                # are added, so one reading settles each pass.
+                threshold = self.score_below(kth / ceiling)
+                for query in unsure:
+                    found.update(query.take_above(threshold))
+                    deep.remove(query)
+                continue
+            left_out = []
+            if cut:
+                kth_bm25 = _kth((bm25[rowid] for rowid in scores), limit)
+                left_out = [p for p in cut if self.left_out_bound(p.last) >= kth_bm25]
+            if left_out:
+                for query in left_out:
+                    cut.remove(query)
+                    deep.append(query)
+                continue
+            if not skipped or sum(bound for _, bound in skipped) * ceiling < kth:
+                break
+            total, still_skipped = 0.0, []
+            for phrase, bound in skipped:  # least first: skip what still cannot reach kth
+                if (total + bound) * ceiling >= kth:
                     break
-                total, still_skipped = 0.0, []
-                for phrase, bound in skipped:  # least first: skip what still cannot reach kth
-                    if (total + bound) * ceiling >= kth:
-                        break
-                    total += bound
-                    still_skipped.append((phrase, bound))
-                kept = {phrase for phrase, _ in still_skipped}
-                added = [phrase for phrase, _ in skipped if phrase not in kept]
-                start(f"({' OR '.join(added)}) NOT ({' OR '.join(scored_phrases)})")
-                scored_phrases += added
-                skipped = still_skipped
-        finally:
-            for query in passes:
-                query.close()
+                total += bound
+                still_skipped.append((phrase, bound))
+            kept = {phrase for phrase, _ in still_skipped}
+            added = [phrase for phrase, _ in skipped if phrase not in kept]
+            start(f"({' OR '.join(added)}) NOT ({' OR '.join(scored_phrases)})")
+            scored_phrases += added
+            skipped = still_skipped
 
         top = sorted(scores, key=lambda rowid: (-scores[rowid], rowid))[:limit]
         rows = self.conn.execute(
@@ -435,36 +428,42 @@ class Ranker(Record):
 
 
 class Pass:
-    """One first-stage query's rows, read from its cursor in falling FTS5 score."""
+    """One first-stage query: its best rows by FTS5's score, and more when asked for.
 
-    __slots__ = ("cursor", "done", "last")
+    `take` runs it with a LIMIT (SQLite keeps only the best rows while scoring); a pass
+    read further runs it again for every row scoring above a threshold, so that only
+    those are sorted and read (sorting every matching row cost a third more).
+    """
 
-    def __init__(self, cursor: sqlite3.Cursor) -> None:
-        self.cursor = cursor
-        self.done = False
-        self.last = math.inf  # the score of the last row read
+    __slots__ = ("conn", "done", "last", "params", "sql")
+
+    def __init__(self, conn: sqlite3.Connection, sql: str, params: list[Any]) -> None:
+        self.conn = conn
+        self.sql = sql  # "SELECT rowid, score … WHERE MATCH …" (no ORDER BY)
+        self.params = params
+        self.done = False  # every row that could count has been read
+        self.last = math.inf  # no unread row scores above this
 
     def take(self, count: int) -> dict[int, float]:
-        rows = self.cursor.fetchmany(count)
+        rows = self.conn.execute(
+            f"{self.sql} ORDER BY s DESC, notes_fts.rowid LIMIT {int(count)}", self.params
+        ).fetchall()
         if len(rows) < count:
-            self.close()
-        if rows:
+            self.done = True
+        elif rows:
             self.last = rows[-1][1]
         return dict(rows)
 
     def take_above(self, threshold: float) -> dict[int, float]:
-        """Every row with a score above `threshold`, and the first one at or below it."""
-        found: dict[int, float] = {}
-        block = READ_BLOCK
-        while not self.done and self.last > threshold:
-            found.update(self.take(block))
-            block *= 2
-        return found
-
-    def close(self) -> None:
-        if not self.done:
-            self.done = True
-            self.cursor.close()
+        """Every row with a score above `threshold` (then none unread scores more)."""
+        self.done = True
+        if threshold == -math.inf:
+            return dict(self.conn.execute(self.sql, self.params).fetchall())
+        rows = self.conn.execute(
+            f"SELECT rowid, s FROM ({self.sql}) WHERE s > ?", [*self.params, threshold]
+        ).fetchall()
+        self.last = threshold
+        return dict(rows)
 
 
 def _kth(values: Iterable[float], limit: int) -> float:
