@@ -9,7 +9,8 @@ MATCH expression lore builds, with the same column weights, and the type filter 
 the class has one) ranked by `bm25()`, with a snippet, and print the top 10 as JSON.
 Every run is a fresh process of the same interpreter, run in turns (floor, lore,
 baseline, floor, lore, …) so that the machine's load moves all of them alike; per
-class the medians of all runs and lore's ratio to the floor are recorded.
+class the medians of all runs and lore's ratio to the floor are recorded, in wall time
+and in CPU time (user + system, which other work on the machine moves less).
 
 Classes (`synth.query_classes`): typical queries (topic words and a common word),
 queries of common words only, and both of those with `--repo` and `--type`, the call
@@ -50,16 +51,17 @@ FLOOR = HERE / "floor_recall.py"
 QUERIES_PER_CLASS = 4
 
 
-def run_once(command: list[str], env: dict[str, str], cwd: Path) -> float:
+def run_once(command: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
+    """Wall time and CPU time (user + system) of one whole process."""
     started = time.perf_counter()
     process = subprocess.Popen(
         command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=cwd
     )
-    status = process.wait()
+    _, status, usage = os.wait4(process.pid, 0)
     elapsed = time.perf_counter() - started
     if status != 0:
         raise SystemExit(f"{command} failed with status {status}")
-    return elapsed
+    return elapsed, usage.ru_utime + usage.ru_stime
 
 
 def top_ids(command: list[str], env: dict[str, str], cwd: Path) -> list[str]:
@@ -127,16 +129,23 @@ def bench_size(size: int, workdir: Path, runs: int, baseline: list[str] | None) 
                 assert same, f"lore and the baseline disagree on {query!r} {extra}"
         names = [n for n, commands in contenders.items() if commands]
         samples: dict[str, list[float]] = {n: [] for n in names}
+        cpu: dict[str, list[float]] = {n: [] for n in names}
         for round_number in range(runs):
             order = names[round_number % len(names) :] + names[: round_number % len(names)]
             for number in range(len(asked)):
                 for contender in order:
                     command, child_env = contenders[contender][number]
-                    samples[contender].append(run_once(command, child_env, cwd))
+                    wall, used = run_once(command, child_env, cwd)
+                    samples[contender].append(wall)
+                    cpu[contender].append(used)
         row: dict[str, Any] = {"notes": size, "class": name}
         for contender in names:
             row[f"{contender}_ms"] = round(statistics.median(samples[contender]) * 1000, 1)
         row["ratio"] = round(row["lore_ms"] / row["floor_ms"], 2)
+        # CPU time moves less than wall time with other work on the machine
+        for contender in names:
+            row[f"{contender}_cpu_ms"] = round(statistics.median(cpu[contender]) * 1000, 1)
+        row["cpu_ratio"] = round(row["lore_cpu_ms"] / row["floor_cpu_ms"], 2)
         if "baseline_ms" in row:
             row["baseline_ratio"] = round(row["baseline_ms"] / row["floor_ms"], 2)
             row["after_over_before"] = round(row["lore_ms"] / row["baseline_ms"], 2)
