@@ -232,12 +232,15 @@ class Ranker(Record):
     ) -> bool:
         """Whether a first pass over the rarer phrases' notes could settle the answer.
 
-        It does when the limit-th score beats what the skipped phrases could add. When
-        they could add more than the most the scored phrases give a note, it almost
-        never does (a query of common words only: the rarest is about as common as the
-        rest), and each further pass reads every phrase again: the plain query is
+        It does when the limit-th score beats what the skipped phrases could add. A rare
+        phrase makes the pass cheap, so it is always worth trying. When every phrase is
+        common and the skipped ones could add more than the most the scored ones give a
+        note, it almost never settles it (a query of common words only, all about as
+        common), and each further pass reads every phrase again: the plain query is
         cheaper. The answer is the same either way.
         """
+        if min(self.hits[phrase] for phrase in scored) <= COMMON_SHARE * self.rows:
+            return True
         most = sum(self.idf[phrase] * (BM25_K1 + 1.0) for phrase in scored)
         return sum(bound for _, bound in skipped) * ceiling < most
 
