@@ -331,6 +331,48 @@ def test_a_filtered_recall_process_loads_nothing_heavy_and_starts_no_process(
     assert (_heavy(loaded), children) == (set(), [])
 
 
+# The standard library a hot path may load beyond a bare interpreter (docs/performance.md,
+# "What a hot path may import"): what these imports load, whatever the Python version.
+ALLOWED_ON_RECALL = (
+    "__future__",
+    "sqlite3",
+    "json",
+    "pathlib",
+    "unicodedata",
+    "bisect",
+    "heapq",
+    "fcntl",
+)
+ALLOWED_ON_HOOKS = (*ALLOWED_ON_RECALL, "argparse", "hashlib", "hmac", "signal", "contextlib")
+
+
+def _allowed(names: tuple[str, ...]) -> set[str]:
+    """Every module a bare interpreter has after importing these (and `importlib`)."""
+    code = f"import sys, importlib, {', '.join(names)}; print(' '.join(sys.modules))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    return set(result.stdout.split())
+
+
+def _unlisted(loaded: set[str], allowed: set[str]) -> set[str]:
+    """Modules outside lore and `allowed` (text codecs come and go with the locale)."""
+    return {m for m in loaded if m.split(".")[0] not in ("lore", "encodings") and m not in allowed}
+
+
+def test_a_filtered_recall_process_loads_only_the_listed_modules(
+    make_vault: Callable[..., Vault], tmp_path: Path
+) -> None:
+    """A new import on the recall path must be listed (and its cost measured) first."""
+    vault = make_vault({"scope--topic--2026-01-01": note_text(repo="payments-api")})
+    env = {**os.environ, "LORE_VAULT": str(vault.root)}
+    from lore.index.build import open_index
+
+    conn, _ = open_index(vault.root)
+    conn.close()
+    args = ["recall", "--repo", "payments-api", "--type", "convention", "--json", "httpx"]
+    _, loaded, _ = traced_lore(args, env, tmp_path)
+    assert _unlisted(loaded, _allowed(ALLOWED_ON_RECALL)) == set()
+
+
 def test_hook_processes_load_nothing_heavy_and_start_no_process(
     make_vault: Callable[..., Vault], tmp_path: Path, isolated_home: Path
 ) -> None:
@@ -359,12 +401,14 @@ def test_hook_processes_load_nothing_heavy_and_start_no_process(
         f'{{"cwd": {cwd}, "hook_event_name": "UserPromptSubmit", '
         '"prompt": "why do billing integration tests call the container over http"}'
     )
+    allowed = _allowed(ALLOWED_ON_HOOKS)
     for event, stdin in (("session-start", session), ("prompt", prompt)):
         args = ["hook", event, "--agent", "claude-code"]
         out, loaded, children = traced_lore(args, env, tmp_path, stdin.encode())
         assert b"additionalContext" in out, (event, out)
         assert _heavy(loaded) == set(), event
         assert children == [], event
+        assert _unlisted(loaded, allowed) == set(), event
 
 
 # ---- the reader can fail: plant a bad import of each form ----
