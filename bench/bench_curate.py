@@ -41,6 +41,8 @@ from common import lore_command, machine, median_ms, print_table  # noqa: E402
 from synth import git, make_vault  # noqa: E402
 
 NEW_NOTES = 5
+# Where an index lives: the git directory (this lore), or `.lore/` (a baseline older than it).
+STATE_FOLDERS = (".git/lore", ".lore")
 
 
 FACTS = [
@@ -109,9 +111,9 @@ class Version:
         self.vault: Path | None = None
 
     def curate(self, vault: Path, scenario: str) -> float:
-        if scenario == "ci":
-            for folder in (vault / ".lore", vault / ".git" / "lore"):  # older and newer place
-                shutil.rmtree(folder, ignore_errors=True)
+        if scenario == "ci":  # a fresh clone has no index (this lore's or an older one's)
+            for state in STATE_FOLDERS:
+                shutil.rmtree(vault / state, ignore_errors=True)
         what = ["--all"] if scenario == "all" else ["--base", "main", "--head", "branch"]
         command = [*self.command, "curate", "--vault", str(vault), *what, "--format", "json"]
         started = time.perf_counter()

@@ -35,6 +35,7 @@ from lore.index.build import open_index  # noqa: E402
 from lore.index.health import inspect_index  # noqa: E402
 from lore.index.read import read_index  # noqa: E402
 from lore.index.schema import schema_matches  # noqa: E402
+from lore.paths import index_path  # noqa: E402
 from synth import make_vault  # noqa: E402
 
 PAGE = 4096
@@ -79,7 +80,7 @@ def bench_size(size: int, workdir: Path, repeat: int) -> dict[str, Any]:
         make_vault(size, vault)
     conn, _ = open_index(vault, rebuild=True)  # sound, whatever an earlier run left
     conn.close()
-    index = vault / ".lore" / "index.db"
+    index = index_path(vault)
     result: dict[str, Any] = {"notes": size}
 
     result["open_checks_without_tables_us"] = round(

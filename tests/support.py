@@ -52,6 +52,24 @@ def note_text(
     return "\n".join(lines) + "\n" + body
 
 
+def block_state_dir(root: Path) -> None:
+    """Make the vault's state folder unusable: a file where the folder should be (an
+    index already there is moved out of the way first)."""
+    from lore.paths import state_dir
+
+    folder = state_dir(root)
+    if folder.exists():
+        folder.rename(folder.with_name(folder.name + "-moved"))
+    folder.write_text("not a folder")
+
+
+def proposal_worktree(root: Path, name: str) -> Path:
+    """Where lore keeps the worktree of the proposal `name` of the vault at `root`."""
+    from lore.paths import state_dir
+
+    return state_dir(root) / "proposals" / name
+
+
 class Vault:
     """A real vault: the default seed plus notes, as a git repository with commits."""
 

@@ -32,7 +32,18 @@ OVERSIZED: set[str] = set()
 
 # DESIGN §4, lowest first. A module may import from its own floor and the floors below.
 FLOORS: list[set[str]] = [
-    {"__init__", "errors", "clock", "record", "yamlio", "paths", "files", "sanitize", "versioned"},
+    {
+        "__init__",
+        "errors",
+        "clock",
+        "record",
+        "yamlio",
+        "paths",
+        "files",
+        "sanitize",
+        "versioned",
+        "gitfiles",
+    },
     {"note"},
     {"taxonomy"},
     {"config"},

@@ -145,7 +145,7 @@ def test_demo_builds_a_vault_and_recalls(tmp_path: Path) -> None:
     status = subprocess.run(
         ["git", "status", "--porcelain"], cwd=target, capture_output=True, text=True, check=True
     )
-    assert status.stdout == ""  # the index lives in .lore/, which git ignores
+    assert status.stdout == ""  # the index lives in the git directory
     assert "replaces postgres--pgbouncer-session-pooling" in result.stdout
     assert "× repo (same repository)" in result.stdout
     assert "bm25 total" in result.stdout

@@ -18,7 +18,7 @@ from lore.index.status import uncommitted_notes
 from lore.paths import index_path
 from lore.recall.engine import recall
 from lore.recall.model import RecallRequest
-from tests.support import Vault, note_text
+from tests.support import Vault, block_state_dir, note_text
 
 
 def ids(root: Path) -> set[str]:
@@ -336,7 +336,7 @@ def test_statuses(make_vault: Callable[..., Vault]) -> None:
 
 def test_unwritable_index_location_is_reported(make_vault: Callable[..., Vault]) -> None:
     vault = make_vault(three_notes())
-    (vault.root / ".lore").write_text("a file where the index folder should be")
+    block_state_dir(vault.root)
     with pytest.raises(IndexUnavailable):
         open_index(vault.root)
 
@@ -483,7 +483,7 @@ def test_unwritable_index_folder_is_exit_2_with_the_reason(
     from lore.cli.main import main
 
     vault = make_vault(three_notes())
-    (vault.root / ".lore").write_text("a file where the index folder should be")
+    block_state_dir(vault.root)
     assert main(["index", "--rebuild", "--json", "--vault", str(vault.root)]) == 2
     out, err = capsys.readouterr()
     assert out == ""

@@ -15,7 +15,7 @@ from lore.cli.main import main
 from lore.recall.engine import recall
 from lore.recall.model import RecallRequest
 from lore.recall.query import MAX_TERMS, build_query
-from tests.support import Vault, note_text
+from tests.support import Vault, block_state_dir, note_text
 
 NOTES = {
     "billing--httpx-tests--2026-11-02": note_text(
@@ -196,7 +196,7 @@ def test_any_text_makes_a_valid_match_expression(text: str) -> None:
 
 
 def test_scan_fallback_when_the_index_cannot_be_written(demo: Vault) -> None:
-    (demo.root / ".lore").write_text("not a folder")
+    block_state_dir(demo.root)
     result = recall(demo.root, RecallRequest(query="integration tests httpx"))
     assert result.engine == "scan"
     assert result.notices

@@ -45,6 +45,24 @@ def test_an_unknown_tag_is_bad_usage_naming_the_known_tags(
     assert "--tag nosuch is not a tag or a dimension" in capsys.readouterr().err
 
 
+def test_an_unknown_tag_lists_the_tags_of_its_dimension_only(
+    make_vault: Callable[..., Vault], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Every tag of a taxonomy was a wall of text (a thousand characters in the MCP's
+    # one-sentence answer): the tags of the dimension it names, at most twelve of them.
+    root = make_vault(NOTE).root
+    assert _recall(root, "--tag", "tool/nowhere") == 2
+    err = capsys.readouterr().err
+    listed = err.split("(known tool tags: ", 1)[1].split(")", 1)[0]
+    assert "domain/" not in listed and "service/" not in listed
+    names = listed.split(" and ", 1)[0].split(", ")
+    assert len(names) <= 12 and all(name.startswith("tool/") for name in names)
+    if " more: " in listed:
+        assert "`lore taxonomy` lists them" in listed
+    assert _recall(root, "--tag", "nosuch/thing") == 2
+    assert "(known dimensions: " in capsys.readouterr().err
+
+
 def test_an_alias_suggests_the_name_it_stands_for(
     make_vault: Callable[..., Vault], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -65,9 +83,7 @@ def test_the_names_are_read_from_the_index(
         )
         assert "convention" in stored["types"] and "payments-api" in stored["repos"]
         stored["types"] = ["only-this-one"]
-        db.execute(
-            "UPDATE meta SET value = ? WHERE key = ?", (json.dumps(stored), VOCABULARY_KEY)
-        )
+        db.execute("UPDATE meta SET value = ? WHERE key = ?", (json.dumps(stored), VOCABULARY_KEY))
     # The index is fresh, so what it stored is what the check reads.
     assert _recall(vault.root, "--type", "convention") == 2
     assert "(known types: only-this-one)" in capsys.readouterr().err

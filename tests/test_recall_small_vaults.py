@@ -23,7 +23,7 @@ from lore.recall.engine import recall
 from lore.recall.model import RecallRequest, RecallResult
 from lore.recall.multi import recall_many
 from lore.vaults import VaultRef
-from tests.support import Vault, note_text
+from tests.support import Vault, block_state_dir, note_text
 
 DEPLOY_NOTES = {
     "ops--deploy-checklist--2026-10-01": note_text(
@@ -170,8 +170,7 @@ def test_the_scan_fallback_scores_a_small_vault_as_the_index_does(
         "deploy/checklist.md",  # a path: a phrase, and the same phrase in files_touched
     ]
     indexed = {query: ask(vault.root, query, repo="payments-api") for query in queries}
-    (vault.root / ".lore").rename(vault.root / "moved-index")
-    (vault.root / ".lore").write_text("not a folder")  # the index cannot be written
+    block_state_dir(vault.root)  # the index cannot be written
     for query in queries:
         scanned = ask(vault.root, query, repo="payments-api")
         assert scanned.engine == "scan"
@@ -304,8 +303,7 @@ def test_a_vault_read_from_its_files_shares_the_statistics_too(
     queries = ["argo canary rollouts for billing deploys", "postgres lock timeout", "standup"]
     indexed = {query: recall_many(team_and_org, RecallRequest(query)) for query in queries}
     team = team_and_org[0].root
-    (team / ".lore").rename(team / "moved-index")
-    (team / ".lore").write_text("not a folder")  # the team's index cannot be used
+    block_state_dir(team)  # the team's index cannot be used
     for query in queries:
         scanned = recall_many(team_and_org, RecallRequest(query))
         assert scanned.engine == "scan"

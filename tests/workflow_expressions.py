@@ -85,7 +85,21 @@ def _compare(op: str, left: Any, right: Any) -> bool:
     return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
 
 
+class _Filtered(list[Any]):
+    """What an object filter (`a.*`) returns: a property of it is taken from each item."""
+
+
 def _property(value: Any, key: Any) -> Any:
+    if isinstance(value, _Filtered):
+        if key == "*":
+            return _Filtered(item for inner in value for item in _property(inner, "*") or [])
+        return _Filtered(_property(item, key) for item in value)
+    if (
+        key == "*"
+    ):  # the object filter: https://docs.github.com/en/actions/reference/workflows-and-actions/expressions#object-filters
+        if isinstance(value, dict):
+            return _Filtered(value.values())
+        return _Filtered(value) if isinstance(value, list) else _Filtered()
     if isinstance(value, dict):
         if key in value:
             return value[key]
@@ -189,7 +203,7 @@ class _Parser:
             token = self.peek()
             if token == ("op", "."):
                 self.take()
-                value = _property(value, self.take()[1])
+                value = _property(value, self.take()[1])  # a name, or `*`
             elif token == ("op", "["):
                 self.take()
                 key = self.binary(1)

@@ -23,6 +23,19 @@ fails here first:
   steps, with `GITHUB_ACTION_PATH` set to a copy of the action's repository.
 - PATH holds the system's folders and what steps add, never the test's virtual
   environment: `lore` exists in a step only if the workflow set it up.
+- `run_workflow` runs every job of a file in the order of their `needs:`, each on a
+  fresh runner (its own workspace, home and RUNNER_TEMP) as GitHub does, with the
+  `needs` context (each needed job's `result` and `outputs`), job-level `outputs:`, and
+  a job-level `if:` whose status functions look at the needed jobs. Artifacts are shared
+  by the jobs of one run: `actions/upload-artifact` copies into a folder named after the
+  artifact, `actions/download-artifact` copies it back (and fails, as GitHub does, when
+  no artifact of that name exists).
+- `pull_request_target` runs as GitHub documents it: GITHUB_SHA is the base branch's
+  tip and GITHUB_REF the base branch, so a checkout without `ref:` gets the base
+  (`GitHubContext.pull_request_target` builds that context from a pull request's event).
+- Each step sees the job's token permissions (its `permissions:`, else the workflow's) as
+  JSON in `LORE_TEST_TOKEN_PERMISSIONS`, so a fake of GitHub's API can refuse what the
+  token could not do (a write with `pull-requests: read`).
 
 `step_scripts` replaces the script of a step by id, for a step that cannot run here; a
 test that uses it says why. `actions/checkout` here insists on `persist-credentials:
@@ -34,6 +47,8 @@ the environment files (https://docs.github.com/en/actions/reference/workflows-an
 the default variables (https://docs.github.com/en/actions/reference/workflows-and-actions/variables#default-environment-variables),
 a step's implicit `success() &&` in `if:`
 (https://docs.github.com/en/actions/reference/workflows-and-actions/expressions#status-check-functions),
+jobs' `needs` and `outputs` (https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#jobsjob_idneeds),
+what `pull_request_target` sets (https://docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows#pull_request_target),
 and composite actions, whose `run:` steps name their shell and see
 `github.action_path` (https://docs.github.com/en/actions/reference/workflows-and-actions/metadata-syntax#runs-for-composite-actions).
 """
@@ -47,6 +62,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,6 +89,14 @@ class GitHubContext:
     token: str = "ghs_fake-token-for-tests"
     run_id: str = "4242"
     server_url: str = "https://github.com"
+
+    @classmethod
+    def pull_request_target(
+        cls, event: dict[str, Any], repository: str, base_tip: str, base_branch: str = "main"
+    ) -> GitHubContext:
+        """The context GitHub gives a `pull_request_target` run: the base branch's tip and
+        ref, never the pull request's; the event payload names the pull request."""
+        return cls("pull_request_target", event, repository, base_tip, f"refs/heads/{base_branch}")
 
     def as_context(self, workspace: Path, job: str, action_path: str | None) -> dict[str, Any]:
         owner = self.repository.split("/")[0]
@@ -109,6 +133,8 @@ class StepResult:
     output: str = ""
     outputs: dict[str, str] = field(default_factory=dict)
     exit_code: int | None = None
+    seconds: float = 0.0  # wall time of a `run:` step
+    env: dict[str, str] = field(default_factory=dict)  # a `run:` step's own `env:`, evaluated
 
 
 @dataclass
@@ -129,6 +155,20 @@ class JobResult:
             if name_or_id in (step.id, step.name):
                 return step
         raise KeyError(f"no step {name_or_id!r}; steps: {[s.name for s in self.steps]}")
+
+
+@dataclass
+class WorkflowRun:
+    """Every job of one run of a workflow, by job id (a job whose `if:` was false: skipped)."""
+
+    jobs: dict[str, JobResult]
+
+    def __getitem__(self, job_id: str) -> JobResult:
+        return self.jobs[job_id]
+
+    @property
+    def log(self) -> str:
+        return "\n".join(f"=== job {job_id}\n{job.log}" for job_id, job in self.jobs.items())
 
 
 @dataclass
@@ -179,6 +219,9 @@ class WorkflowRunner:
         self._map_repositories()
         self.summary = ""
         self.counter = itertools.count()
+        self.needs: dict[str, dict[str, Any]] = {}  # the `needs` context of the job running
+        self.permissions: Any = None  # the running job's token permissions
+        self.job_outputs: dict[str, str] = {}
 
     def _map_repositories(self) -> None:
         lines = []
@@ -187,7 +230,62 @@ class WorkflowRunner:
             lines += [f'[url "{path}"]', f"\tinsteadOf = {url}", f"\tinsteadOf = {url}.git"]
         (self.home / ".gitconfig").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
+    def definition(self, path: str) -> Path:
+        """The workflow file GitHub runs for this event: the one at GITHUB_SHA in the
+        repository — the merge commit's for `pull_request` (the pull request's own copy),
+        the base branch tip's for `pull_request_target` and `workflow_run`, the pushed
+        commit's for `push`
+        (https://docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows)."""
+        source = self.repositories[self.github.repository]
+        text = subprocess.run(
+            ["git", "show", f"{self.github.sha}:{path}"],
+            cwd=source, capture_output=True, check=True,
+        ).stdout  # fmt: skip
+        target = self.scratch / "definitions" / self.github.sha / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(text)
+        return target
+
     # ---- jobs ----
+
+    def run_workflow(self, workflow: Path) -> WorkflowRun:
+        """Every job, in the order of `needs:`, each on a fresh runner sharing the artifacts."""
+        document = yaml.safe_load(workflow.read_text(encoding="utf-8"))
+        jobs: dict[str, Any] = document["jobs"]
+        done: dict[str, JobResult] = {}
+        outputs: dict[str, dict[str, str]] = {}
+        while len(done) < len(jobs):
+            ready = [
+                job_id
+                for job_id, job in jobs.items()
+                if job_id not in done and all(need in done for need in _needs(job))
+            ]
+            if not ready:
+                raise ValueError(f"{workflow}: the jobs' needs: form a cycle or name no job")
+            for job_id in ready:
+                runner = self._fresh(job_id)
+                runner.needs = {
+                    need: {"result": done[need].conclusion, "outputs": outputs[need]}
+                    for need in _needs(jobs[job_id])
+                }
+                done[job_id] = runner.run_job(workflow, job_id)
+                outputs[job_id] = runner.job_outputs
+        return WorkflowRun(done)
+
+    def _fresh(self, job_id: str) -> WorkflowRunner:
+        runner = WorkflowRunner(
+            self.scratch / "jobs" / job_id,
+            self.github,
+            repositories=self.repositories,
+            actions=self.actions,
+            secrets=self.secrets,
+            inputs=self.inputs,
+            env=self.extra_env,
+            extra_path=[Path(p) for p in self.extra_path],
+            step_scripts=self.step_scripts,
+        )
+        runner.artifacts = self.artifacts
+        return runner
 
     def run_job(
         self, workflow: Path, job_id: str | None = None, *, matrix: dict[str, Any] | None = None
@@ -212,14 +310,31 @@ class WorkflowRunner:
             **((job.get("defaults") or {}).get("run") or {}),
         }
         name = interpolate(str(job.get("name", job_id)), context)
-        if "if" in job and not self._condition(job["if"], context, scope, job_level=True):
+        self.permissions = job.get("permissions", document.get("permissions"))
+        condition = job.get("if", "success()" if self.needs else None)
+        if condition is not None and not self._job_condition(condition, context):
             return JobResult(name, "skipped", [], "", self.artifacts, self.workspace)
         results: list[StepResult] = []
         timeout = float(job.get("timeout-minutes", 5)) * 60
         for step in job.get("steps", []):
             results += self._step(step, scope, job_id, matrix, defaults, timeout)
         conclusion = "failure" if scope.failed else "success"
+        context = self._context(scope, job_id, matrix)
+        self.job_outputs = {
+            key: interpolate(to_text(value), context)
+            for key, value in (job.get("outputs") or {}).items()
+        }
         return JobResult(name, conclusion, results, self.summary, self.artifacts, self.workspace)
+
+    def _job_condition(self, condition: Any, context: dict[str, Any]) -> bool:
+        """A job's `if:`: its status functions look at the jobs it needs."""
+        text = str(condition).strip()
+        if text.startswith("${{") and text.endswith("}}"):
+            text = text[3:-2].strip()
+        if not any(function in text.replace(" ", "") for function in STATUS_FUNCTIONS):
+            text = f"success() && ({text})"
+        failed = any(need["result"] != "success" for need in self.needs.values())
+        return is_truthy(evaluate(text, context, {"failed": failed}))
 
     def run_action(self, action_dir: Path, with_: dict[str, Any] | None = None) -> JobResult:
         """Run a composite action on its own, as the only step of a job."""
@@ -248,18 +363,16 @@ class WorkflowRunner:
             "runner": {"os": "Linux", "arch": "X64", "temp": str(self.temp)},
             "job": {"status": "failure" if scope.failed else "success"},
             "strategy": {},
-            "needs": {},
+            "needs": self.needs,
         }
 
-    def _condition(
-        self, condition: Any, context: dict[str, Any], scope: _Scope, *, job_level: bool = False
-    ) -> bool:
+    def _condition(self, condition: Any, context: dict[str, Any], scope: _Scope) -> bool:
         text = str(condition).strip()
         if text.startswith("${{") and text.endswith("}}"):
             text = text[3:-2].strip()
         if not any(function in text.replace(" ", "") for function in STATUS_FUNCTIONS):
             text = f"success() && ({text})"
-        status = {"failed": scope.failed and not job_level}
+        status = {"failed": scope.failed}
         return is_truthy(evaluate(text, context, status))
 
     # ---- steps ----
@@ -302,6 +415,7 @@ class WorkflowRunner:
             folder = step.get("working-directory", defaults.get("working-directory"))
             cwd = self.workspace / interpolate(folder, context) if folder else self.workspace
             result = self._run(name, step_id, script, shell, env, cwd, scope, timeout)
+            result.env = {key: env[key] for key in step.get("env") or {}}
             results, outcome, outputs = [result], result.outcome, result.outputs
         if outcome == "failure" and to_text(step.get("continue-on-error", False)) != "true":
             scope.failed = True
@@ -336,6 +450,7 @@ class WorkflowRunner:
             "RUNNER_TEMP": str(self.temp),
             "RUNNER_OS": "Linux",
             "RUNNER_ARCH": "X64",
+            "LORE_TEST_TOKEN_PERMISSIONS": json.dumps(self.permissions),
         }
         if scope.action_path is not None:
             base["GITHUB_ACTION_PATH"] = scope.action_path
@@ -368,6 +483,7 @@ class WorkflowRunner:
             raise NotImplementedError(f"step {name!r}: shell {shell!r}")
         environment = self._environment(env, scope, step_id)
         environment.update({key: str(path) for key, path in files.items()})
+        started = time.monotonic()
         try:
             completed = subprocess.run(
                 command,
@@ -390,9 +506,9 @@ class WorkflowRunner:
         ]
         self.summary += files["GITHUB_STEP_SUMMARY"].read_text("utf-8")
         outputs = _key_values(files["GITHUB_OUTPUT"].read_text("utf-8"))
-        return StepResult(
-            name, step_id, "success" if code == 0 else "failure", output, outputs, code
-        )
+        outcome = "success" if code == 0 else "failure"
+        seconds = time.monotonic() - started
+        return StepResult(name, step_id, outcome, output, outputs, code, seconds)
 
     # ---- uses: ----
 
@@ -425,6 +541,8 @@ class WorkflowRunner:
             return [self._setup_python(name, step_id)]
         if repo == "actions/upload-artifact":
             return [self._upload(name, step_id, with_)]
+        if repo == "actions/download-artifact":
+            return [self._download(name, step_id, with_)]
         for pattern, action_dir in self.actions.items():
             if fnmatch.fnmatchcase(repo, pattern):
                 return self._composite(
@@ -535,6 +653,22 @@ class WorkflowRunner:
             else:
                 shutil.copy2(path, target / path.name)
         return StepResult(name, step_id, "success", f"uploaded {len(present)} path(s) to {target}")
+
+    def _download(self, name: str, step_id: str | None, with_: dict[str, str]) -> StepResult:
+        artifact = with_.get("name", "")
+        source = self.artifacts / artifact
+        if not artifact or not source.is_dir():
+            return StepResult(
+                name, step_id, "failure", f"Unable to download artifact(s): {artifact} not found"
+            )
+        target = self.workspace / with_.get("path", "")
+        shutil.copytree(source, target, dirs_exist_ok=True)
+        return StepResult(name, step_id, "success", f"downloaded {artifact} to {target}")
+
+
+def _needs(job: dict[str, Any]) -> list[str]:
+    needs = job.get("needs") or []
+    return [needs] if isinstance(needs, str) else list(needs)
 
 
 def _key_values(text: str) -> dict[str, str]:

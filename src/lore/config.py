@@ -13,8 +13,9 @@ priority = 10
 atomically (temp file, fsync, rename), keeping keys lore does not know. Parsing TOML
 costs about 15 ms of imports, so `configured_vaults` — what `lore recall` reads on
 every run — keeps a JSON copy of the vault list in `$LORE_HOME`, refreshed whenever
-the config file changes. Value classes are `Record`s, not dataclasses, for the same
-reason.
+the config file changes; the same copy carries the user's `[hooks]` switches
+(`user_hook_switches`, read by the agent hooks). Value classes are `Record`s, not
+dataclasses, for the same reason.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 
 VAULT_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,62}$")
 CACHE_FILE = "config-vaults.json"
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 _HEADER = (
     "# lore's user config: the vaults this machine knows (see docs/config.md).\n"
@@ -267,33 +268,75 @@ def configured_vaults(path: Path | None = None) -> list[VaultEntry]:
     Served from a JSON copy in `$LORE_HOME` while the config file is unchanged, so
     recall does not import a TOML parser; a broken config raises `UsageError`.
     """
+    data = _cached(path)
+    if data is None:
+        return []
+    return [
+        VaultEntry(str(v["name"]), str(v["path"]), v.get("remote"), int(v["priority"]))
+        for v in data["vaults"]
+    ]
+
+
+def user_hook_switches(path: Path | None = None) -> dict[str, bool]:
+    """The user config's `[hooks]` switches (`session_end = false`), from the same copy.
+
+    Only true/false values count; a broken config reads as no switches, never an error.
+    """
+    try:
+        data = _cached(path)
+    except UsageError:
+        return {}
+    return dict(data["hooks"]) if data is not None else {}
+
+
+def _is_cached_entry(entry: object) -> bool:
+    return (
+        isinstance(entry, dict)
+        and isinstance(entry.get("name"), str)
+        and isinstance(entry.get("path"), str)
+        and isinstance(entry.get("priority"), int)
+        and isinstance(entry.get("remote"), (str, type(None)))
+    )
+
+
+def _cached(path: Path | None) -> dict[str, Any] | None:
+    """The JSON copy of the config's vaults and hook switches; None without a config."""
     import json
 
     target = path or config_path()
     try:
         stat = target.stat()
     except OSError:
-        return []
+        return None
     stamp = [str(target), stat.st_ino, stat.st_mtime_ns, stat.st_size]
     cache = lore_home() / CACHE_FILE
     try:
         data = json.loads(cache.read_text(encoding="utf-8"))
-        if data.get("version") == CACHE_VERSION and data.get("stamp") == stamp:
-            return [
-                VaultEntry(str(v["name"]), str(v["path"]), v.get("remote"), int(v["priority"]))
-                for v in data["vaults"]
-            ]
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        if (
+            data.get("version") == CACHE_VERSION
+            and data.get("stamp") == stamp
+            and isinstance(data.get("hooks"), dict)
+            and all(map(_is_cached_entry, data["vaults"]))
+        ):
+            return dict(data)
+    except (OSError, ValueError, AttributeError, KeyError, TypeError):
         pass
-    entries = load_config(target).ordered()
+    config = load_config(target)
+    hooks = config.extra.get("hooks")
+    switches = {
+        str(key): value
+        for key, value in (hooks.items() if isinstance(hooks, dict) else ())
+        if isinstance(value, bool)
+    }
     payload = {
         "version": CACHE_VERSION,
         "stamp": stamp,
         "vaults": [
             {"name": e.name, "path": e.path, "remote": e.remote, "priority": e.priority}
-            for e in entries
+            for e in config.ordered()
         ],
+        "hooks": switches,
     }
     with contextlib.suppress(OSError):  # a read-only home only costs a TOML parse per recall
         write_atomic(cache, json.dumps(payload).encode("utf-8"))
-    return entries
+    return payload

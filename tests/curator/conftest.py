@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from lore.curator.run import CurateResult, curate
-from tests.support import Vault
+from tests.support import Vault, git
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -101,7 +101,7 @@ def secret_values(data: bytes) -> list[str]:
 
 def load_manifest() -> dict[str, dict[str, str]]:
     data = tomllib.loads((FIXTURES / "bad" / "manifest.toml").read_text(encoding="utf-8"))
-    return {name: dict(entry) for name, entry in data.items()}
+    return {name: {"name": name, **entry} for name, entry in data.items()}
 
 
 def default_place(name: str) -> str:
@@ -116,6 +116,26 @@ def curator_vault(make_vault: Callable[..., Vault]) -> Vault:
         for path in sorted((FIXTURES / "vault").glob("*.md"))
     }
     return make_vault(notes)
+
+
+def check_in_range(vault: Vault, place: str, data: bytes, today: str = TODAY) -> CurateResult:
+    """Commit `data` at `place` on a new branch (forced past .gitignore, as an attacker
+    would) and curate the branch as a pull request into main."""
+    git(vault.root, "checkout", "-q", "-b", "fixture")
+    target = vault.root / place
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(data)
+    git(vault.root, "add", "-f", "--", place)
+    git(vault.root, "commit", "-q", "-m", f"add {place}")
+    return curate(vault.root, base="main", head="fixture", today=today)
+
+
+def check_fixture(vault: Vault, entry: dict[str, str], data: bytes) -> CurateResult:
+    """A bad fixture checked as its manifest entry says: as a file, or in a pull request."""
+    place = entry.get("place", default_place(entry["name"]))
+    if entry.get("mode") == "range":
+        return check_in_range(vault, place, data)
+    return check_bytes(vault, place, data)
 
 
 def check_bytes(vault: Vault, place: str, data: bytes, today: str = TODAY) -> CurateResult:

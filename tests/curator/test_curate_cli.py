@@ -100,7 +100,8 @@ def test_bad_usage_exits_2(curator_vault: Vault, args: tuple[str, ...], message:
 def test_the_vault_is_the_current_folder_when_none_is_named(curator_vault: Vault) -> None:
     result = run_lore("curate", "--all", "--format", "json", cwd=curator_vault.root)
     assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout)["summary"]["checked"] == 6
+    # the six notes, and the policy prose an audit scans with them
+    assert json.loads(result.stdout)["summary"]["checked"] == 6 + 3
 
 
 def test_json_format_follows_the_contract(curator_vault: Vault) -> None:

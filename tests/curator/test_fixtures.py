@@ -12,7 +12,7 @@ from lore.curator.rules.registry import all_rules
 from tests.curator.conftest import (
     FIXTURES,
     check_bytes,
-    default_place,
+    check_fixture,
     expand_secrets,
     load_manifest,
     secret_values,
@@ -36,9 +36,7 @@ def test_the_corpora_are_big_enough_and_listed() -> None:
 def test_bad_note_is_caught_by_its_rule(name: str, curator_vault: Vault) -> None:
     entry = MANIFEST[name]
     raw = (FIXTURES / "bad" / name).read_bytes()
-    result = check_bytes(
-        curator_vault, entry.get("place", default_place(name)), expand_secrets(raw)
-    )
+    result = check_fixture(curator_vault, entry, expand_secrets(raw))
     rules = {finding.rule for finding in result.findings}
     assert entry["rule"] in rules, f"{name}: expected {entry['rule']}, got {sorted(rules)}"
     assert not any(rule.endswith("/internal-error") for rule in rules)

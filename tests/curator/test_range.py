@@ -100,15 +100,16 @@ def test_policy_comes_from_the_base_and_taxonomy_from_the_head(curator_vault: Va
         NEW,
         note_text(
             tags="[service/billing, tool/vcr]",
-            body="## What\nSee [the guide](https://evil.example/retries) for the settings.\n",
+            body="## What\nSee [the guide](https://evil.example/retries?session=s3cr3tvalue) "
+            "for the settings.\n",
         ),
     )
     curator_vault.commit("propose with a policy change")
     found = rules_of(curator_vault)
     assert "injection/link-domain" in found[f"notes/{NEW}.md"]
     assert "taxonomy/unknown-tag" not in found[f"notes/{NEW}.md"]
-    assert found["lore.toml"] == ["convention/policy-changed"]
-    assert found["_taxonomy.md"] == ["taxonomy/wrong-dimension"]
+    assert sorted(found["lore.toml"]) == ["convention/policy-changed", "policy/policy-file"]
+    assert sorted(found["_taxonomy.md"]) == ["policy/policy-file", "taxonomy/wrong-dimension"]
 
 
 def test_symlinks_and_submodules_in_the_change_are_errors(curator_vault: Vault) -> None:
@@ -130,7 +131,7 @@ def test_files_outside_notes_are_scanned_for_secrets(curator_vault: Vault) -> No
     (curator_vault.root / "stray-note.md").write_text(note_text())
     curator_vault.commit("readme")
     found = rules_of(curator_vault)
-    assert found["README.md"] == ["secret/slack-token"]
+    assert sorted(found["README.md"]) == ["policy/policy-file", "secret/slack-token"]
     assert found["stray-note.md"] == ["filename/not-in-notes"]
 
 

@@ -30,7 +30,7 @@ def test_rule_ids_are_stable_and_start_with_their_family() -> None:
     names = [family.NAME for family in FAMILIES]
     assert names == [
         "frontmatter", "filename", "taxonomy", "link", "convention",
-        "secret", "injection", "duplicate", "contradiction", "lifecycle",
+        "secret", "injection", "duplicate", "contradiction", "lifecycle", "policy",
     ]  # fmt: skip
     for family in FAMILIES:
         for rule in family.RULES:
@@ -63,13 +63,19 @@ def test_allowed_domains_and_placeholders_come_from_lore_toml(curator_vault: Vau
         "## What\nRetry settings are in [the wiki](https://wiki.acme.example/retries) and "
         f"[docs](https://docs.acme.example/x); runbooks use {placeholder}.\n"
     )
-    data = note_text(body=body).encode()
+    # A title of its own: under the default one (the vault's httpx note's title, nearly)
+    # the note would take that note's decision again, which lifecycle/may-supersede says.
+    data = note_text("Retry settings live in the wiki", body=body).encode()
+    lenient = check_bytes(curator_vault, "notes/fixture--cfg--2026-02-01.md", data)
+    assert "injection/link-domain" not in rules(lenient.findings)  # plain https links pass
+    set_curator(curator_vault, "only_allowed_link_domains = true")
     before = check_bytes(curator_vault, "notes/fixture--cfg--2026-02-01.md", data)
     assert rules(before.findings).count("injection/link-domain") == 2
     assert "secret/stripe-key" in rules(before.findings)
     set_curator(
         curator_vault,
         f'allowed_link_domains = ["github.com", "acme.example"]\n'
+        f"only_allowed_link_domains = true\n"
         f'allowed_placeholders = ["{placeholder}"]',
     )
     after = check_bytes(curator_vault, "notes/fixture--cfg--2026-02-01.md", data)

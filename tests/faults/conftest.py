@@ -30,6 +30,7 @@ from typing import Any
 
 import pytest
 
+from lore.paths import index_path
 from lore.vault.seed import seed_files, write_files
 from tests.support import Vault, git, note_text
 
@@ -119,7 +120,8 @@ def lore_process(
 
 
 class VaultSnapshot:
-    """Every committed and working-tree byte of a vault outside `.lore/`, and its HEAD."""
+    """Every committed and working-tree byte of a vault outside `.git/` (where lore keeps
+    its state) and `.lore/`, and its HEAD."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -218,7 +220,7 @@ class FaultVault:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.index = root / ".lore" / "index.db"
+        self.index = index_path(root)
         self.before = VaultSnapshot(root)
 
     @property

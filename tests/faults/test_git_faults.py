@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import git, note_text
+from tests.support import git, note_text, proposal_worktree
 from tests.team import conftest as team
 
 # The team loop's fixtures: a git identity and a PATH without outside `gh` (autouse),
@@ -134,7 +134,7 @@ def test_kill_9_during_the_push_loses_nothing_and_resume_finishes(
     committed = git(checkout, "rev-parse", f"lore/{NOTE_ID}")
     note = git(checkout, "show", f"lore/{NOTE_ID}:{NOTE_PATH}")
     assert note.startswith("---\ntitle: Retries use jittered backoff\n")
-    kept = checkout / ".lore" / "proposals" / NOTE_ID / NOTE_PATH
+    kept = proposal_worktree(checkout, NOTE_ID) / NOTE_PATH
     assert kept.read_text(encoding="utf-8").strip() == note
 
     if push == "finishes-after-the-kill":  # the orphaned push completes on its own
@@ -194,7 +194,7 @@ def test_a_commit_that_hangs_is_cut_at_the_timeout_and_the_note_is_kept(
     assert "could not be committed: `git commit` failed in" in err
     assert "it did not finish in 1 s" in err
     assert f"Then run `lore remember --resume {NOTE_ID}`" in err
-    kept = checkout / ".lore" / "proposals" / NOTE_ID / NOTE_PATH
+    kept = proposal_worktree(checkout, NOTE_ID) / NOTE_PATH
     assert "Outbound HTTP retries" in kept.read_text(encoding="utf-8")
     assert remote.branches() == ["main"]
 
@@ -210,7 +210,7 @@ def test_an_index_lock_left_by_a_killed_git_is_named_with_its_fix(
     hook = install_hook(remote.bare, "exit 1\n")
     assert lore("remember", "--vault", str(checkout), *FLAGS, "--yes").returncode == 1
     hook.unlink()
-    kept = checkout / ".lore" / "proposals" / NOTE_ID / NOTE_PATH
+    kept = proposal_worktree(checkout, NOTE_ID) / NOTE_PATH
     kept.write_text(kept.read_text() + "\n## Why\nThe provider rate-limits retries.\n")
     lock = checkout / ".git" / "worktrees" / NOTE_ID / "index.lock"
     lock.write_text("")

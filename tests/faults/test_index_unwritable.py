@@ -1,7 +1,7 @@
-"""An index that cannot be written: a read-only `.lore/` or a full disk.
+"""An index that cannot be written: a read-only state folder or a full disk.
 
-Each case runs lore as a process in a private mount namespace where `.lore/` is a
-read-only bind mount, or a small tmpfs filled to the last block (root and
+Each case runs lore as a process in a private mount namespace where the vault's state
+folder (`<git dir>/lore/`, which holds the index) is a read-only bind mount, or a small tmpfs filled to the last block (root and
 `unshare -m`; skipped otherwise). Commands that only read must keep answering from
 the committed files; commands whose job is to write the index say "Cannot write the
 index" and exit 2 — never 3, never a traceback, never exit 0 with nothing printed.

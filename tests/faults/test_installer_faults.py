@@ -27,7 +27,7 @@ from lore.integrations.install import ownership
 from lore.integrations.install.ownership import Launcher
 
 CONFIGS = Path(__file__).resolve().parents[1] / "integrations" / "fixtures" / "configs"
-LORE = Launcher("lore", ["/opt/lore/bin/lore"], ["lore"])
+LORE = Launcher("lore", ["/opt/lore/bin/lore"])
 ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 
 # agent -> (fixture, its place under $HOME): the file holding the agent's hooks.
@@ -357,7 +357,7 @@ KILLER = textwrap.dedent(
     from lore.integrations.install.ownership import Launcher
     from lore.cli.main import main
 
-    ownership.current_launcher = lambda: Launcher("lore", ["/opt/lore/bin/lore"], ["lore"])
+    ownership.current_launcher = lambda: Launcher("lore", ["/opt/lore/bin/lore"])
     stop_at = int(sys.argv[1])
     real_replace, seen = Path.replace, [0]
 

@@ -18,7 +18,7 @@ import pytest
 from lore.cli.crash import redacted_argv, report_crash
 from lore.cli.main import main
 from lore.curator.rules.secret_scan import is_placeholder
-from tests.support import git
+from tests.support import block_state_dir, git
 from tests.team import conftest as team
 from tests.team.conftest import FakeGh, Remote
 
@@ -98,7 +98,7 @@ def test_a_crash_before_the_scan_writes_no_secret(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    (checkout / ".lore").write_text("not a folder\n")  # lore's own folder is a file
+    block_state_dir(checkout)  # lore's own folder is a file
     argv = ["lore", "remember", "--vault", str(checkout), "--title", f"Use {AWS_KEY_ID}"]
     monkeypatch.setattr("sys.argv", argv)
     remember(checkout, "--title", f"Use {AWS_KEY_ID}", *FLAGS, "--yes", capsys=capsys)
@@ -211,10 +211,13 @@ def test_a_secret_by_every_input_path_is_never_written(
         draft.write_text(note, encoding="utf-8")
         code, printed = remember(checkout, "--from-file", str(draft), "--yes", capsys=capsys)
     else:
-        from lore.integrations.mcp_server import VaultTools
+        from lore.integrations.mcp_server import ToolFailure, VaultTools
 
-        answer = VaultTools(str(checkout), checkout).remember(**fields)  # type: ignore[arg-type]
-        code, printed = (1 if answer["status"] == "blocked" else 0), json.dumps(answer)
+        try:  # a blocked note is an error result, with its structured answer attached
+            answer = VaultTools(str(checkout), checkout).call("remember", fields)
+        except ToolFailure as failure:
+            answer = {**(failure.data or {}), "text": str(failure)}
+        code, printed = (1 if answer.get("status") == "blocked" else 0), json.dumps(answer)
     assert code == 1, printed
     assert secret.lower() not in printed.lower()
     assert files_containing(checkout, secret) == []

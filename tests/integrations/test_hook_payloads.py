@@ -1,9 +1,10 @@
 """Each agent's own documented hook payload in, that agent's exact output shape out.
 
 The payloads are written from each agent's documentation (cited per agent below),
-with only the working directory and the prompt filled in. Each runs through a real
-`lore hook` process, with `--agent` after the event (as `lore install` writes it) and
-before it, against a real git vault whose index the library built.
+with only the working directory, the prompt and the transcript filled in. Each runs
+through a real `lore hook` process, with `--agent` after the event (as `lore install`
+writes it) and before it, against a real git vault whose index the library built. The
+session-end payloads are exercised in test_nudge.py.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from tests.support import Vault
 
 PROMPT = "why do the billing integration tests use httpx against the container?"
 
-# agent -> lore event -> (documentation, payload); "{CWD}" and "{PROMPT}" are filled in.
+# agent -> lore event -> (documentation, payload); "{CWD}", "{PROMPT}" and "{TRANSCRIPT}"
+# are filled in.
 DOCUMENTED: dict[str, dict[str, tuple[str, dict[str, Any]]]] = {
     "claude-code": {
         # https://code.claude.com/docs/en/hooks (SessionStart and UserPromptSubmit input)
@@ -47,6 +49,18 @@ DOCUMENTED: dict[str, dict[str, tuple[str, dict[str, Any]]]] = {
                 "permission_mode": "default",
                 "hook_event_name": "UserPromptSubmit",
                 "prompt": "{PROMPT}",
+            },
+        ),
+        "session-end": (
+            "https://code.claude.com/docs/en/hooks#stop",
+            {
+                "session_id": "abc123",
+                "transcript_path": "{TRANSCRIPT}",
+                "cwd": "{CWD}",
+                "permission_mode": "default",
+                "hook_event_name": "Stop",
+                "stop_hook_active": False,
+                "last_assistant_message": "The retry now backs off; tests pass.",
             },
         ),
     },
@@ -77,6 +91,21 @@ DOCUMENTED: dict[str, dict[str, tuple[str, dict[str, Any]]]] = {
                 "permission_mode": "default",
                 "turn_id": "019d036e-3164-72c3-a170-98925564c4fc",
                 "prompt": "{PROMPT}",
+            },
+        ),
+        # every required field of codex-rs/hooks/schema/generated/stop.command.input.schema.json
+        "session-end": (
+            "https://developers.openai.com/codex/hooks",
+            {
+                "session_id": "019d036d-c7fa-72d2-b6fd-78878bfe34e4",
+                "turn_id": "019d036e-3164-72c3-a170-98925564c4fc",
+                "transcript_path": "{TRANSCRIPT}",
+                "cwd": "{CWD}",
+                "hook_event_name": "Stop",
+                "model": "gpt-5-codex",
+                "permission_mode": "default",
+                "stop_hook_active": False,
+                "last_assistant_message": "Done: the retry backs off.",
             },
         ),
     },
@@ -110,6 +139,22 @@ DOCUMENTED: dict[str, dict[str, tuple[str, dict[str, Any]]]] = {
                 "attachments": [],
             },
         ),
+        # stop: status and loop_count (the follow-ups already sent), plus the common fields
+        "session-end": (
+            "https://cursor.com/docs/agent/hooks",
+            {
+                "conversation_id": "c6a1f7a2",
+                "generation_id": "4d2c8b0e",
+                "model": "claude-4.5-sonnet",
+                "hook_event_name": "stop",
+                "cursor_version": "2.4.21",
+                "workspace_roots": ["{CWD}"],
+                "user_email": "dev@example.com",
+                "transcript_path": "{TRANSCRIPT}",
+                "status": "completed",
+                "loop_count": 0,
+            },
+        ),
     },
     "copilot-cli": {
         # https://docs.github.com/en/copilot/reference/hooks-configuration ("Session start
@@ -122,6 +167,19 @@ DOCUMENTED: dict[str, dict[str, tuple[str, dict[str, Any]]]] = {
         "prompt": (
             "https://docs.github.com/en/copilot/reference/hooks-configuration",
             {"timestamp": 1704614500000, "cwd": "{CWD}", "prompt": "{PROMPT}"},
+        ),
+        # agentStop (CLI hooks reference): sessionId, timestamp, cwd, transcriptPath,
+        # stopReason; stop_hook_active since 1.0.72 (Copilot CLI's changelog)
+        "session-end": (
+            "https://docs.github.com/en/copilot/reference/copilot-cli-reference/cli-hooks-reference",
+            {
+                "sessionId": "714bfd7c",
+                "timestamp": 1704614600000,
+                "cwd": "{CWD}",
+                "transcriptPath": "{TRANSCRIPT}",
+                "stopReason": "end_turn",
+                "stop_hook_active": False,
+            },
         ),
     },
     "gemini-cli": {
@@ -149,6 +207,20 @@ DOCUMENTED: dict[str, dict[str, tuple[str, dict[str, Any]]]] = {
                 "prompt": "{PROMPT}",
             },
         ),
+        # AfterAgent: prompt, prompt_response, stop_hook_active
+        "session-end": (
+            "https://geminicli.com/docs/hooks/reference",
+            {
+                "session_id": "a3c0e5b2",
+                "transcript_path": "{TRANSCRIPT}",
+                "cwd": "{CWD}",
+                "hook_event_name": "AfterAgent",
+                "timestamp": "2026-11-02T10:40:00.000Z",
+                "prompt": "{PROMPT}",
+                "prompt_response": "The retry now backs off.",
+                "stop_hook_active": False,
+            },
+        ),
     },
 }
 
@@ -161,8 +233,9 @@ COPILOT_VARIANTS = [
 ]
 
 
-def fill(payload: dict[str, Any], cwd: Path) -> bytes:
+def fill(payload: dict[str, Any], cwd: Path, transcript: Path | None = None) -> bytes:
     text = json.dumps(payload).replace("{CWD}", json.dumps(str(cwd))[1:-1])
+    text = text.replace('"{TRANSCRIPT}"', json.dumps(str(transcript)) if transcript else "null")
     return text.replace("{PROMPT}", PROMPT).encode("utf-8")
 
 
@@ -195,7 +268,7 @@ def prompt_vault(team_vault: Vault) -> Vault:
 def test_every_agent_in_the_table_has_documented_payloads() -> None:
     assert set(DOCUMENTED) == set(AGENTS)
     for agent, events in DOCUMENTED.items():
-        assert set(events) == {"session-start", "prompt"}, agent
+        assert set(events) == {"session-start", "prompt", "session-end"}, agent
         assert all(source.startswith("https://") for source, _ in events.values())
 
 

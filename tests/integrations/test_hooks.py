@@ -15,6 +15,7 @@ import pytest
 
 from lore.files import FileLock
 from lore.index.build import open_index
+from lore.paths import index_path, state_dir
 from tests.integrations.conftest import AGENTS, payload, run_hook, wait_for_log
 from tests.support import Vault, note_text
 
@@ -54,6 +55,7 @@ PROMPT_SHAPES = {
     "claude-code": "UserPromptSubmit",
     "codex": "UserPromptSubmit",
     "gemini-cli": "BeforeAgent",
+    "copilot-cli": None,  # {"additionalContext": …}, read since Copilot CLI 1.0.65
 }
 
 
@@ -70,14 +72,20 @@ def test_prompt_output_shape(agent: str, team_vault: Vault, work_repo: Path) -> 
     prompt = "why do the billing integration tests use httpx against the container?"
     run = run_hook("prompt", agent, payload(agent, "prompt", work_repo, prompt))
     assert run.code == 0 and run.stderr == b""
-    if agent not in PROMPT_SHAPES:  # Cursor and Copilot CLI read no context from this event
+    if agent not in PROMPT_SHAPES:  # Cursor reads no context from this event
         assert run.stdout == b""
         return
     data = run.json()
     context = run.context()
-    assert data == {
-        "hookSpecificOutput": {"hookEventName": PROMPT_SHAPES[agent], "additionalContext": context}
-    }
+    if PROMPT_SHAPES[agent] is None:
+        assert data == {"additionalContext": context}
+    else:
+        assert data == {
+            "hookSpecificOutput": {
+                "hookEventName": PROMPT_SHAPES[agent],
+                "additionalContext": context,
+            }
+        }
     assert "- billing--integration-tests-use-httpx--2026-11-02 (convention, high" in context
     assert "octocat" in context  # the author
     assert context.count("\n- ") <= 3
@@ -215,6 +223,53 @@ def test_digest_keeps_to_its_budget_and_says_what_did_not_fit(
     assert len(dates) > 1 and dates == sorted(dates, reverse=True)
 
 
+def test_gotchas_are_not_crowded_out_by_conventions(
+    make_vault, work_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each type gets a fair share of the budget: forty conventions leave room for the
+    three gotchas and the runbook, and what a small type does not use goes to the others."""
+    notes = {
+        f"payments--convention-{i:03d}--2026-03-{1 + i % 28:02d}": note_text(
+            f"Convention {i} with a title long enough to fill most of a digest line",
+            type="convention",
+        )
+        for i in range(40)
+    }
+    notes |= {
+        f"payments--gotcha-{i}--2025-01-0{1 + i}": note_text(f"Gotcha {i}", type="gotcha")
+        for i in range(3)
+    }
+    notes["payments--the-runbook--2024-05-05"] = note_text("The runbook", type="runbook")
+    vault = make_vault(notes)
+    (vault.root / "lore.toml").write_text("[digest]\nbudget_chars = 3000\n", encoding="utf-8")
+    vault.commit("small digest")
+    conn, _ = open_index(vault.root)
+    conn.close()
+    monkeypatch.setenv("LORE_VAULT", str(vault.root))
+    context = run_hook(
+        "session-start", "claude-code", payload("claude-code", "session-start", work_repo)
+    ).context()
+    assert len(context) <= 3000
+    assert all(f"payments--gotcha-{i}--" in context for i in range(3))
+    assert "payments--the-runbook--2024-05-05" in context
+    shown = context.count("\n- payments--convention-")
+    assert 5 < shown < 40  # the rest of the room went to conventions, newest first
+    assert context.index("## convention") < context.index("## gotcha") < context.index("## runbook")
+    assert f"{40 - shown} more notes for payments-api" in context and "convention)" in context
+
+
+def test_fair_share_gives_each_group_an_equal_part_and_the_rest_in_order() -> None:
+    from lore.integrations.digest import fair_share
+
+    ten = ["x" * 9 + "\n"] * 10  # ten lines of 10 characters
+    assert fair_share([("#\n", ten), ("#\n", ten[:2])], 1000) == [10, 2]
+    assert fair_share([("#\n", ten), ("#\n", ten[:2])], 60) == [3, 2]  # 22 for the small one
+    assert fair_share([("#\n", ten), ("#\n", ten)], 64) == [3, 3]
+    assert fair_share([("#\n", ten), ("#\n", ten), ("#\n", [])], 64) == [3, 3, 0]
+    assert fair_share([("#\n", ten)], 1) == [0] and fair_share([], 100) == []
+    assert fair_share([("#\n", ten), ("#\n", ten)], 75) == [4, 3]  # leftovers go in order
+
+
 def test_bad_json_on_stdin_is_exit_0_and_no_output(team_vault: Vault, work_repo: Path) -> None:
     """docs/agents/index.md, "Failing open": bad JSON on stdin means exit 0 and no output,
     even where the process's own folder would have a digest to show."""
@@ -247,7 +302,7 @@ def test_missing_vault_is_silent(work_repo: Path, tmp_path: Path) -> None:
 def test_corrupt_index_is_silent_and_rebuilt_in_the_background(
     team_vault: Vault, work_repo: Path, isolated_home: Path
 ) -> None:
-    index = team_vault.root / ".lore" / "index.db"
+    index = index_path(team_vault.root)
     for suffix in ("-wal", "-shm"):
         Path(f"{index}{suffix}").unlink(missing_ok=True)
     index.write_bytes(b"this is not a database" * 100)
@@ -266,7 +321,7 @@ def test_held_index_lock_neither_blocks_nor_breaks_the_hook(
     vault = make_vault({"billing--a-note--2026-01-01": note_text()})
     monkeypatch.setenv("LORE_VAULT", str(vault.root))
     stdin = payload("codex", "session-start", work_repo)
-    lock = FileLock(vault.root / ".lore" / "index.lock")
+    lock = FileLock(state_dir(vault.root) / "index.lock")
     with lock:  # another process is building the index, which does not exist yet
         run = run_hook("session-start", "codex", stdin)
         assert (run.code, run.stdout, run.stderr) == (0, b"", b"")

@@ -15,10 +15,11 @@ import pytest
 
 from lore.integrations.install.ownership import Launcher
 from lore.integrations.install.run import check, install, uninstall
+from lore.integrations.install.transaction import InstallError
 from tests.integrations.conftest import AGENTS
 
 CONFIGS = Path(__file__).resolve().parent / "fixtures" / "configs"
-LORE = Launcher("lore", ["/opt/lore/bin/lore"], ["lore"])
+LORE = Launcher("lore", ["/opt/lore/bin/lore"])
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -201,7 +202,7 @@ def test_uninstall_keeps_edits_made_after_install(isolated_home: Path) -> None:
 
 def test_installing_over_an_old_lore_command_replaces_it_in_place(isolated_home: Path) -> None:
     seed_home("claude-code", isolated_home)
-    install("claude-code", None, Launcher("lore", ["/old/venv/bin/lore"], ["lore"]))
+    install("claude-code", None, Launcher("lore", ["/old/venv/bin/lore"]))
     changes = install("claude-code", None, LORE)
     assert {c.path.name for c in changes if c.action == "updated"} == {
         "settings.json",
@@ -235,10 +236,12 @@ def test_unparsable_files_are_not_touched(isolated_home: Path) -> None:
     settings.parent.mkdir(parents=True)
     jsonc = b'{\n  // my settings\n  "ui": {"theme": "GitHub"}\n}\n'
     settings.write_bytes(jsonc)
-    changes = install("gemini-cli", None, LORE)
-    assert [c.action for c in changes if c.path == settings] == ["failed"]
-    assert "not plain JSON" in next(c.detail for c in changes if c.path == settings)
+    with pytest.raises(InstallError, match=r"not plain JSON.*Nothing was changed"):
+        install("gemini-cli", None, LORE)
     assert settings.read_bytes() == jsonc
+    assert not (isolated_home / ".gemini/skills").exists()  # nothing half installed
+    dry = install("gemini-cli", None, LORE, dry_run=True)
+    assert [c.action for c in dry if c.path == settings] == ["failed"]
 
 
 def test_codex_respects_a_decided_hooks_flag(isolated_home: Path) -> None:
@@ -258,13 +261,13 @@ def test_codex_block_is_added_to_a_file_without_features(isolated_home: Path) ->
     config = isolated_home / ".codex/config.toml"
     config.parent.mkdir(parents=True)
     config.write_text('model = "gpt-5"\n', encoding="utf-8")
-    python = Launcher("python -m lore", [sys.executable, "-m", "lore"], ["lore"])
+    python = Launcher("python -m lore", [sys.executable, "-m", "lore"])
     install("codex", None, python)
     text = config.read_text(encoding="utf-8")
     parsed = tomllib.loads(text)
     assert parsed["features"] == {"hooks": True}
     assert parsed["mcp_servers"]["lore"]["args"] == ["-m", "lore", "mcp"]
-    assert "# >>> lore" in text and "# <<< lore <<<" in text
+    assert text.count("# lore install") == 2  # the flag line and the server table
     assert install("codex", None, python)[0].action == "unchanged"
     uninstall("codex", None)
     assert config.read_text(encoding="utf-8") == 'model = "gpt-5"\n'

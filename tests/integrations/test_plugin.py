@@ -10,10 +10,10 @@ import pytest
 import yaml
 
 from lore import __version__
-from lore.integrations.agents import AGENTS
+from lore.integrations.agents import AGENTS, LORE_EVENTS
 from lore.integrations.install.agents import SKILLS, components, skill_sources
 from lore.integrations.install.components import EventHooks, McpServer
-from lore.integrations.install.ownership import Launcher, is_lore_hook, is_lore_mcp
+from lore.integrations.install.ownership import FIND_LORE, Launcher, is_lore_hook, is_lore_mcp
 
 ROOT = Path(__file__).resolve().parents[2]
 PLUGIN = ROOT / "plugins" / "lore"
@@ -73,15 +73,15 @@ def test_plugin_hooks_mcp_and_skills(tmp_path: Path) -> None:
     table: the same events, the same guarded commands, the same MCP server and skills."""
     claude = AGENTS["claude-code"]
     hooks = json.loads((PLUGIN / "hooks" / "hooks.json").read_text())["hooks"]
-    assert set(hooks) == {claude.events["session-start"], claude.events["prompt"]}
-    for lore_event in ("session-start", "prompt"):
+    assert set(hooks) == {claude.events[event] for event in LORE_EVENTS}
+    for lore_event in LORE_EVENTS:
         [group] = hooks[claude.events[lore_event]]
         [handler] = group["hooks"]
         assert handler["type"] == "command" and handler["timeout"] <= 30
         assert is_lore_hook(handler["command"])
-        assert f"lore hook {lore_event} --agent claude-code" in handler["command"]
-        assert handler["command"].startswith("command -v lore")  # silent without lore
-    lore = Launcher("lore", ["/usr/local/bin/lore"], ["lore"])
+        assert handler["command"].endswith(f'"$lore" hook {lore_event} --agent claude-code')
+        assert handler["command"].startswith(FIND_LORE)  # lore or gh lore; silent without
+    lore = Launcher("lore", ["/usr/local/bin/lore"])
     parts = components("claude-code", tmp_path, lore)
     [settings] = [p for p in parts if isinstance(p, EventHooks)]
     written = json.loads(settings.install(None) or b"")

@@ -17,7 +17,7 @@ from lore.errors import ProposalError
 from lore.taxonomy import parse_taxonomy
 from lore.team.changes import resume_change
 from lore.team.garden import audit, propose_garden
-from tests.support import git, note_text
+from tests.support import git, note_text, proposal_worktree
 from tests.team.conftest import PR_URL, FakeGh, Remote, snapshot
 
 BRANCH = "lore/garden-2026-11-02"
@@ -146,7 +146,7 @@ def test_the_branch_fixes_each_item_and_nothing_else(
     assert create[create.index("--head") + 1] == BRANCH
     body = create[create.index("--body") + 1]
     assert SHAKY in body and "auth--never-existed--2026-01-01" in body
-    assert not (messy / ".lore" / "proposals" / "garden-2026-11-02").exists()
+    assert not (proposal_worktree(messy, "garden-2026-11-02")).exists()
 
 
 def test_no_second_pull_request_while_one_is_open(

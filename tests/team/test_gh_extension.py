@@ -2,15 +2,19 @@
 
 `gh extension install .` works offline and without signing in (the clone's folder must
 be named `gh-lore`: gh takes the extension's name from it). The shim's private
-environment is built offline: pip may use no index, and the new environment sees
-this test run's packages (hatchling, PyYAML, mcp, …) through PYTHONPATH. A `lore` of
-the same version on PATH is used instead of building anything.
+environment is built offline, as a developer's first run builds it online: from the
+hash-locked requirements/gh-lore.txt, with pip kept off every index and finding the
+locked wheels in the wheelhouse `.ci/run` downloads (`pip download --require-hashes`;
+without it those tests skip, saying why). A `lore` of the same version on PATH — a
+pip console script, or pipx's, whose `#!` line ends in `-E` — is used instead of
+building anything.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -24,7 +28,13 @@ from tests.support import Vault, git, note_text
 REPO = Path(__file__).resolve().parents[2]
 GH = Path(sys.executable).parent / "gh"
 SOURCES = ("gh-lore", "pyproject.toml", "README.md", "LICENSE", "_taxonomy.md", "_conventions.md",
-           "vault-template", "src/lore")  # fmt: skip
+           "vault-template", "src/lore", "requirements")  # fmt: skip
+LOCK = REPO / "requirements" / "gh-lore.txt"
+WHEELHOUSE = REPO / ".ci" / "wheelhouse"
+NO_WHEELHOUSE = (
+    ".ci/wheelhouse lacks the shim's locked wheels: .ci/run downloads them "
+    "(pip download --require-hashes --only-binary=:all: -r requirements/gh-lore.txt)"
+)
 
 pytestmark = [
     pytest.mark.skipif(
@@ -139,70 +149,119 @@ def test_gh_lore_recall_from_a_fixture_vault(
     assert missing.returncode == 2 and missing.stderr.startswith("lore: No vault is configured")
 
 
-@pytest.mark.slow
-def test_the_shim_builds_its_private_environment_once_with_the_mcp_extra(
-    installed: tuple[Path, dict[str, str]], tmp_path: Path
-) -> None:
-    clone, env = installed
-    offline = {
+def locked_pins() -> dict[str, set[str]]:
+    """name -> the versions requirements/gh-lore.txt pins (one per Python-version marker)."""
+    pins: dict[str, set[str]] = {}
+    for line in LOCK.read_text(encoding="utf-8").splitlines():
+        if "==" in line and not line.startswith((" ", "#")):
+            name, version = line.split(" ", 1)[0].split(";")[0].split("==")
+            pins.setdefault(canonical(name), set()).add(version)
+    return pins
+
+
+def canonical(name: str) -> str:
+    return name.lower().replace("_", "-").replace(".", "-")
+
+
+def wheelhouse_has_the_lock() -> bool:
+    if not WHEELHOUSE.is_dir():
+        return False
+    names = {canonical(path.name.split("-")[0]) for path in WHEELHOUSE.glob("*.whl")}
+    return {"mcp", "pydantic-core", "hatchling"} <= names
+
+
+def offline(env: dict[str, str], wheels: Path | None) -> dict[str, str]:
+    """No index, no pip configuration of the machine; wheels only from `wheels`."""
+    found = {"PIP_FIND_LINKS": str(wheels)} if wheels else {}
+    return {
         **env,
         "GH_LORE_BASE_PYTHON": getattr(sys, "_base_executable", sys.executable),
-        "PYTHONPATH": sysconfig.get_paths()["purelib"],  # hatchling and the dependencies
+        "PIP_CONFIG_FILE": os.devnull,
         "PIP_NO_INDEX": "1",
-        "PIP_NO_BUILD_ISOLATION": "0",  # pip's spelling of --no-build-isolation
+        **found,
     }
-    first = gh(["lore", "--version"], offline, tmp_path)
-    assert first.returncode == 0, first.stderr
+
+
+@pytest.mark.slow
+def test_the_shim_builds_its_private_environment_once_from_the_lock(
+    installed: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    if not wheelhouse_has_the_lock():
+        pytest.skip(NO_WHEELHOUSE)
+    clone, env = installed
+    env = offline(env, WHEELHOUSE)
+    first = gh(["lore", "--version"], env, tmp_path)
+    assert first.returncode == 0, first.stderr + (clone / ".gh-lore-venv.log").read_text()
     assert first.stdout.strip() == "lore 0.1.0"
     assert "setting up its Python environment" in first.stderr
     venv = clone / ".gh-lore-venv"
     assert (venv / ".stamp").is_file()
     assert not list(clone.glob(".gh-lore-venv.building.*"))
-    again = gh(["lore", "--version"], offline, tmp_path)
+    # Every package in it is the lock's, at the lock's version; lore is this checkout.
+    frozen = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "list", "--format=json"],
+                            capture_output=True, text=True, check=True).stdout  # fmt: skip
+    pins = locked_pins()
+    for item in json.loads(frozen):
+        name = canonical(item["name"])
+        if name in ("pip", "setuptools", "gh-lore"):
+            continue
+        assert item["version"] in pins.get(name, set()), (name, item["version"])
+    assert {"mcp", "pyyaml", "gitpython"} <= {canonical(i["name"]) for i in json.loads(frozen)}
+    again = gh(["lore", "--version"], env, tmp_path)
     assert again.returncode == 0 and again.stderr == ""  # reused, not rebuilt
-    started = gh(["lore", "mcp"], offline, tmp_path, stdin=MCP_INITIALIZE)
+    started = gh(["lore", "mcp"], env, tmp_path, stdin=MCP_INITIALIZE)
     assert_mcp_server_starts(started)
     # After an upgrade (a new commit) it rebuilds — here with no Python to build from.
     git(clone, "commit", "-q", "--allow-empty", "-m", "upgrade")
-    no_python = {**offline, "GH_LORE_BASE_PYTHON": str(tmp_path / "no-python")}
+    no_python = {**env, "GH_LORE_BASE_PYTHON": str(tmp_path / "no-python")}
     upgraded = gh(["lore", "--version"], no_python, tmp_path)
     assert upgraded.returncode == 2
     assert "gh lore needs Python 3.10 or newer" in upgraded.stderr
 
 
 @pytest.mark.slow
+def test_a_dependency_whose_hash_differs_from_the_lock_is_refused(
+    installed: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    """A wheel that is not the one the lock names (here: a copy of another wheel under
+    PyYAML's file name) is refused, and nothing half-built is left to be used."""
+    if not wheelhouse_has_the_lock():
+        pytest.skip(NO_WHEELHOUSE)
+    clone, env = installed
+    tampered = tmp_path / "tampered-wheels"
+    shutil.copytree(WHEELHOUSE, tampered)
+    (pyyaml,) = [p for p in tampered.glob("*.whl") if canonical(p.name).startswith("pyyaml-")]
+    other = next(p for p in tampered.glob("*.whl") if p != pyyaml)
+    shutil.copy2(other, pyyaml)
+    result = gh(["lore", "--version"], offline(env, tampered), tmp_path)
+    assert result.returncode == 2
+    assert "could not install lore and its locked dependencies" in result.stderr
+    assert "DO NOT MATCH THE HASHES" in (clone / ".gh-lore-venv.log").read_text()
+    assert not (clone / ".gh-lore-venv").exists()
+    assert not list(clone.glob(".gh-lore-venv.building.*"))
+
+
+@pytest.mark.slow
 def test_offline_the_first_run_says_what_failed_and_how_to_use_gh_lore_python(
     installed: tuple[Path, dict[str, str]], tmp_path: Path
 ) -> None:
-    """Offline, with every dependency at hand but `mcp`: the shim asks for lore's mcp extra,
-    and pip, with no index to reach, cannot find it."""
+    """Offline with no wheel at hand: pip, with no index to reach, cannot find the lock's
+    first package, and the shim says so in three lines."""
     clone, env = installed
-    purelib = Path(sysconfig.get_paths()["purelib"])
-    without_mcp = tmp_path / "site-without-mcp"
-    without_mcp.mkdir()
-    for entry in purelib.iterdir():
-        if not entry.name.lower().startswith("mcp"):
-            (without_mcp / entry.name).symlink_to(entry)
-    offline = {
-        **env,
-        "GH_LORE_BASE_PYTHON": getattr(sys, "_base_executable", sys.executable),
-        "PYTHONPATH": str(without_mcp),
-        "PIP_NO_INDEX": "1",  # no package index to download anything from
-        "PIP_NO_BUILD_ISOLATION": "0",
-    }
-    result = gh(["lore", "--version"], offline, tmp_path)
+    result = gh(["lore", "--version"], offline(env, None), tmp_path)
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert lines[0].startswith("gh lore: setting up its Python environment")
-    assert lines[1].startswith("gh lore: could not install lore and its dependencies")
+    assert lines[1].startswith("gh lore: could not install lore and its locked dependencies")
     assert "offline?" in lines[1] and str(clone / ".gh-lore-venv.log") in lines[1]
-    assert "gh-lore[mcp]" in lines[1]  # pip's one-line reason: the mcp extra is wanted
+    assert "requirements/gh-lore.txt" in lines[1]
+    assert "Could not find a version that satisfies the requirement" in lines[1]  # pip says
     assert "GH_LORE_PYTHON=/path/to/python" in lines[2]
     assert len(lines) == 3 and "Traceback" not in result.stderr
     assert not (clone / ".gh-lore-venv").exists()  # nothing half-built is left to be used
     assert not list(clone.glob(".gh-lore-venv.building.*"))
     # The advice works: a Python that has lore.
-    pointed = gh(["lore", "--version"], {**offline, "GH_LORE_PYTHON": sys.executable}, tmp_path)
+    pointed = gh(["lore", "--version"], {**env, "GH_LORE_PYTHON": sys.executable}, tmp_path)
     assert pointed.returncode == 0 and pointed.stdout.strip() == "lore 0.1.0"
 
 
@@ -274,3 +333,49 @@ def test_a_lore_of_another_version_or_without_mcp_is_not_used(
     result = gh(["lore", "--version"], env, tmp_path)
     assert result.returncode == 2 and "needs Python 3.10" in result.stderr
     assert (clone / ".gh-lore-found").read_text().splitlines()[1] == "no"
+
+
+def pipx_style_lore(tmp_path: Path) -> Path:
+    """lore as pipx installs it: a virtual environment of its own, whose `lore` console
+    script starts `#!<venv>/bin/python -E`, linked from a bin folder on PATH (pipx's
+    ~/.local/bin). The environment reaches this test run's lore and packages through a
+    .pth file instead of downloading them."""
+    venv = tmp_path / "pipx" / "venvs" / "gh-lore"
+    base = getattr(sys, "_base_executable", sys.executable)
+    subprocess.run([base, "-m", "venv", "--without-pip", str(venv)], check=True)
+    (site,) = (venv / "lib").glob("python3.*/site-packages")
+    paths = [sysconfig.get_paths()["purelib"], str(REPO / "src")]
+    (site / "test-run.pth").write_text("\n".join(paths) + "\n", encoding="utf-8")
+    script = venv / "bin" / "lore"
+    script.write_text(
+        f"#!{venv}/bin/python -E\n# -*- coding: utf-8 -*-\nimport re\nimport sys\n"
+        "from lore.cli.main import main\nif __name__ == '__main__':\n"
+        "    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])\n"
+        "    sys.exit(main())\n",
+        encoding="utf-8",
+    )
+    script.chmod(0o755)
+    local_bin = tmp_path / "local-bin"
+    local_bin.mkdir()
+    (local_bin / "lore").symlink_to(script)
+    return local_bin
+
+
+def test_a_pipx_installed_lore_is_used_offline(
+    installed: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    """pipx's `#!…/python -E` shebang: the shim runs that Python with that flag to check
+    the version and the mcp extra, then runs the script; no Python on PATH, no network."""
+    clone, env = installed
+    local_bin = pipx_style_lore(tmp_path)
+    env = offline({**env, "PATH": f"{local_bin}{os.pathsep}{env['PATH']}"}, None)
+    env["GH_LORE_BASE_PYTHON"] = str(tmp_path / "no-python")  # nothing to build with
+    version = gh(["lore", "--version"], env, tmp_path)
+    assert (version.returncode, version.stdout.strip(), version.stderr) == (0, "lore 0.1.0", "")
+    assert (clone / ".gh-lore-found").read_text().splitlines()[1:] == [
+        "yes",
+        str(local_bin / "lore"),
+    ]
+    assert not (clone / ".gh-lore-venv").exists()
+    started = gh(["lore", "mcp"], env, tmp_path, stdin=MCP_INITIALIZE)
+    assert_mcp_server_starts(started)

@@ -50,7 +50,7 @@ def _clone_gh_lore(tmp_path: Path, home: Path, name: str) -> Path:
     return tmp_path / name
 
 
-def test_plain_init_names_the_two_lines_to_edit(
+def test_plain_init_names_the_lines_to_edit(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     target = tmp_path / "vault"
@@ -59,11 +59,12 @@ def test_plain_init_names_the_two_lines_to_edit(
     assert result["curator"] is None
     lines = pin_lines(_workflows(target))
     assert [(line.path, line.unresolved) for line in lines] == [
-        (".github/workflows/lore-curator.yml", True),
+        (".github/workflows/lore-curator.yml", True),  # the curate job
+        (".github/workflows/lore-curator.yml", True),  # the comment job
         (".github/workflows/lore-garden.yml", True),
     ]
     for line in lines:  # each named by file and line number, and that line is the one
-        (edit,) = [text for text in result["edit"] if text.startswith(f"{line.path}:")]
+        (edit,) = [text for text in result["edit"] if text.startswith(f"{line.where}:")]
         assert edit.startswith(f"{line.where}: replace OWNER/gh-lore@{UNSET_COMMIT} with ")
         text = (target / line.path).read_text(encoding="utf-8").splitlines()[line.line - 1]
         assert text.strip() == f"uses: OWNER/gh-lore@{UNSET_COMMIT} # v0.1.0"

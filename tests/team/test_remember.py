@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from lore.cli.main import main
+from lore.paths import state_dir
 from lore.team.draft import NoteInput, build_note, editor_template, input_from_note_file
 from lore.team.proposal_list import curator_status
-from tests.support import Vault, git, note_text
+from tests.support import Vault, git, note_text, proposal_worktree
 from tests.team.conftest import PR_URL, FakeGh, Remote, snapshot
 
 SECRET = "ghp_" + "R8fK2mQ9vX4tL7wN3pZ6yB1cH5jD0sG8aE2u"
@@ -176,7 +177,7 @@ def test_dry_run_proposes_nothing(
     assert draft["text"].startswith("---\ntitle: Retries use jittered backoff\n")
     assert "## What" in draft["preview"]
     assert lore_branches(checkout) == []
-    assert not (checkout / ".lore" / "proposals" / NOTE_ID).exists()
+    assert not (proposal_worktree(checkout, NOTE_ID)).exists()
     assert remote.branches() == ["main"]
     assert pr_creates(fake_gh) == []
 
@@ -210,7 +211,7 @@ def test_a_secret_is_never_committed_or_pushed(
     assert lore_branches(checkout) == []
     objects = git(checkout, "rev-list", "--all", "--objects")
     assert "notes/" not in objects.replace("notes/.gitkeep", "")
-    assert not any((checkout / ".lore" / "proposals").glob("*/notes/*.md"))
+    assert not any((state_dir(checkout) / "proposals").glob("*/notes/*.md"))
     assert snapshot(checkout) == before
     assert pr_creates(fake_gh) == []
 
@@ -227,7 +228,7 @@ def test_push_rejected_keeps_the_branch_then_resume(
     assert code == 1
     assert "push to origin failed" in err and f"lore remember --resume {NOTE_ID}" in err
     assert "refused" in err  # says it was a rejection, not a network problem
-    kept = checkout / ".lore" / "proposals" / NOTE_ID / "notes" / f"{NOTE_ID}.md"
+    kept = proposal_worktree(checkout, NOTE_ID) / "notes" / f"{NOTE_ID}.md"
     assert kept.read_text().startswith("---\ntitle: Retries use jittered backoff")
     assert lore_branches(checkout) == [f"lore/{NOTE_ID}"]
     assert snapshot(checkout) == before
@@ -238,7 +239,7 @@ def test_push_rejected_keeps_the_branch_then_resume(
     assert "--resume" in rows[0]["next"]
 
     hook.unlink()
-    shutil.rmtree(checkout / ".lore")  # derived state may be deleted: the branch has the note
+    shutil.rmtree(state_dir(checkout))  # derived state may be deleted: the branch has the note
     code, out, err = remember(checkout, "--resume", NOTE_ID, "--json", capsys=capsys)
     assert code == 0, err
     assert json.loads(out)["pull_request"] == PR_URL
@@ -257,7 +258,7 @@ def test_remote_unreachable_keeps_everything(
     assert code == 1
     assert "Could not fetch origin" in err  # it went on from the last fetched main
     assert "could not be reached" in err and "--resume" in err
-    kept = checkout / ".lore" / "proposals" / NOTE_ID / "notes" / f"{NOTE_ID}.md"
+    kept = proposal_worktree(checkout, NOTE_ID) / "notes" / f"{NOTE_ID}.md"
     assert kept.is_file()
     away.rename(remote.bare)
     code, _, err = remember(checkout, "--resume", NOTE_ID, capsys=capsys)
@@ -273,7 +274,7 @@ def test_gh_missing_keeps_the_pushed_branch(
     assert "GitHub CLI (gh) is not installed" in err
     assert f"https://github.com/acme/team-vault/compare/main...lore/{NOTE_ID}?expand=1" in err
     assert f"lore/{NOTE_ID}" in remote.branches()  # pushed
-    kept = checkout / ".lore" / "proposals" / NOTE_ID / "notes" / f"{NOTE_ID}.md"
+    kept = proposal_worktree(checkout, NOTE_ID) / "notes" / f"{NOTE_ID}.md"
     assert kept.is_file()
     # gh could not say who is proposing, and git's user.name ("Test User") is not a
     # GitHub handle, so the note has no author rather than an invalid one.
@@ -286,7 +287,7 @@ def test_resume_checks_an_edited_note_again(
     fake_gh.mode("pr-fails")
     code, _, err = remember(checkout, *BASE_FLAGS, "--yes", capsys=capsys)
     assert code == 1 and "Something went wrong" in err and "--resume" in err
-    kept = checkout / ".lore" / "proposals" / NOTE_ID / "notes" / f"{NOTE_ID}.md"
+    kept = proposal_worktree(checkout, NOTE_ID) / "notes" / f"{NOTE_ID}.md"
     fake_gh.mode("")
     original = kept.read_text()
     kept.write_text(original + f"\nThe sandbox token is {SECRET}.\n")

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from lore.cli.main import main
-from tests.support import git, note_text
+from lore.paths import state_dir
+from tests.support import git, note_text, proposal_worktree
 from tests.team.conftest import PR_URL, FakeGh, Remote, snapshot
 from tests.team.test_remember import BASE_FLAGS, NOTE_ID, lore_branches, remember
 
@@ -51,7 +52,7 @@ def test_a_proposal_checks_out_only_its_own_note(
     before = snapshot(checkout)
     code, _, err = remember(checkout, *BASE_FLAGS, "--yes", capsys=capsys)
     assert code == 1 and f"lore remember --resume {NOTE_ID}" in err
-    worktree = checkout / ".lore" / "proposals" / NOTE_ID
+    worktree = proposal_worktree(checkout, NOTE_ID)
     on_disk = sorted(p.relative_to(worktree).as_posix() for p in worktree.rglob("*") if p.is_file())
     assert [p for p in on_disk if not p.startswith(".git")] == [f"notes/{NOTE_ID}.md"]
     assert git(worktree, "status", "--porcelain") == ""  # the rest is there, unchanged
@@ -76,7 +77,7 @@ def test_a_dry_run_creates_no_branch_worktree_or_metadata(
     before = snapshot(checkout)
     code, out, _ = remember(checkout, *BASE_FLAGS, "--dry-run", "--json", capsys=capsys)
     assert code == 0 and json.loads(out)["status"] == "draft"
-    assert not (checkout / ".lore" / "proposals").exists()
+    assert not (state_dir(checkout) / "proposals").exists()
     assert lore_branches(checkout) == []
     assert git(checkout, "worktree", "list").count("\n") == 0
     assert snapshot(checkout) == before
@@ -85,9 +86,9 @@ def test_a_dry_run_creates_no_branch_worktree_or_metadata(
 def test_the_draft_is_checked_against_the_remote_through_the_index(
     checkout: Path, remote: Remote, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The index serves the checkout's HEAD; the remote has moved on since (a note the
-    checkout has not pulled): the draft is judged against what it would join."""
-    assert main(["index", "--vault", str(checkout)]) == 0  # the index: the checkout's HEAD
+    """The remote has moved on since the index was built (a note the checkout has not
+    pulled): the draft is judged against what it would join, the remote's main."""
+    assert main(["index", "--vault", str(checkout)]) == 0  # the index: origin/main, as cloned
     head = git(checkout, "rev-parse", "HEAD")
     remote.commit_note(
         LATER,
@@ -107,4 +108,9 @@ def test_the_draft_is_checked_against_the_remote_through_the_index(
     assert ("duplicate/exact", f"the body is the same as {LATER}'s") in found
     assert git(checkout, "rev-parse", "HEAD") == head  # nothing pulled into the checkout
     assert main(["index", "--vault", str(checkout), "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["commit"] == head  # the overlay is gone
+    served = json.loads(capsys.readouterr().out)  # the overlay is gone: the fetched main
+    assert (served["branch"], served["commit"]) == (
+        "origin/main",
+        git(checkout, "rev-parse", "origin/main"),
+    )
+    assert served["commit"] != head

@@ -14,6 +14,7 @@ import pytest
 from lore.cli.main import main
 from lore.config import Config, VaultEntry, configured_vaults, load_config, save_config
 from lore.errors import UsageError
+from lore.paths import index_path
 from lore.team.curator_pin import pin_lines
 from lore.team.init import protection_payload
 from tests.support import Vault, git, note_text
@@ -31,17 +32,18 @@ def test_init_a_local_vault(
     assert result["name"] == "vault" and result["default"] is True
     assert result["github"] is None and result["curator"] is None
     assert [line.split(":")[0] for line in result["edit"]] == [
-        ".github/workflows/lore-curator.yml",
+        ".github/workflows/lore-curator.yml",  # the curate job's `uses:` line
+        ".github/workflows/lore-curator.yml",  # the comment job's
         ".github/workflows/lore-garden.yml",
         ".github/CODEOWNERS",
         "_taxonomy.md",
     ]
     assert git(target, "log", "--format=%s") == "Create the team vault (lore init)"
     assert git(target, "status", "--porcelain") == ""  # the index stays out of git
-    assert (target / ".lore" / "index.db").is_file()
+    assert index_path(target).is_file()
     workflow = (target / ".github" / "workflows" / "lore-curator.yml").read_text()
-    (line,) = pin_lines({"lore-curator.yml": workflow})
-    assert line.unresolved
+    lines = pin_lines({"lore-curator.yml": workflow})
+    assert len(lines) == 2 and all(line.unresolved for line in lines)
     assert load_config().default == "vault"
     assert main(["init", str(target)]) == 2
     assert "not empty" in capsys.readouterr().err
@@ -54,7 +56,7 @@ def test_init_pins_the_curator_release(tmp_path: Path, capsys: pytest.CaptureFix
     for name in ("lore-curator.yml", "lore-garden.yml"):
         workflow = (target / ".github" / "workflows" / name).read_text()
         assert f"uses: lore-dev/gh-lore@{RELEASE} # v0.1.0" in workflow
-        assert "OWNER" not in workflow
+        assert "OWNER/gh-lore" not in workflow
     edits = json.loads(capsys.readouterr().out)["edit"]
     assert not any(".github/workflows" in line for line in edits)
     assert main(["init", str(tmp_path / "bad"), "--curator", "lore-dev/gh-lore@main"]) == 2
@@ -97,7 +99,9 @@ def test_init_protect_applies_the_branch_protection(
     assert payload["required_pull_request_reviews"]["require_code_owner_reviews"] is True
     assert payload["required_pull_request_reviews"]["dismiss_stale_reviews"] is True
     assert payload["allow_force_pushes"] is False
-    assert payload["required_status_checks"]["contexts"] == ["curate"]
+    assert payload["required_pull_request_reviews"]["require_last_push_approval"] is True
+    # the check `curate`, from GitHub Actions (app 15368), not a commit status of that name
+    assert payload["required_status_checks"]["checks"] == [{"context": "curate", "app_id": 15368}]
 
 
 def test_init_keeps_the_local_vault_when_github_refuses(
@@ -236,7 +240,10 @@ def test_vaults_lists_state_and_changes_the_default(
     assert (team["name"], team["upstream"], team["ahead"], team["behind"]) == (
         "team", "origin/main", 0, 1,
     )  # fmt: skip
-    assert team["index"]["fresh"] is True and team["last_sync"] is None
+    # The fetch moved origin/main, which is what is served: the next recall updates the index.
+    assert team["index"]["fresh"] is False and team["last_sync"] is None
+    assert team["served"]["branch"] == "origin/main"
+    assert team["served"]["commit"] == git(checkout, "rev-parse", "origin/main")
     assert main(["vaults"]) == 0
     assert "↓1" in capsys.readouterr().out
     assert main(["vaults", "--default", "org", "--json"]) == 0

@@ -15,6 +15,7 @@ import pytest
 
 from lore.cli.main import main
 from lore.files import FileLock
+from lore.paths import state_dir
 from lore.team.sync import sync_vault
 from tests.support import Vault, git, note_text
 from tests.team.conftest import Remote, snapshot
@@ -198,7 +199,9 @@ def test_upstream_history_rewrite_changes_nothing(
     assert "rewritten (force-pushed)" in result["message"] and first[:12] in result["message"]
     assert "reset --keep" in result["fix"]
     assert snapshot(checkout) == before
-    assert recall_ids(checkout, "invoice credit note", capsys) == [NEW_NOTE]
+    # Agents are served the remote's main as it now is: the rewrite dropped the note.
+    assert result["after"] == git(checkout, "rev-parse", "origin/main") != first
+    assert recall_ids(checkout, "invoice credit note", capsys) == []
 
 
 def test_offline_keeps_serving_the_last_index(
@@ -247,7 +250,7 @@ def test_quiet_with_a_lock_for_hooks(
 ) -> None:
     add_upstream_note(remote)
     head = git(checkout, "rev-parse", "HEAD")
-    with FileLock(checkout / ".lore" / "sync.lock", timeout=1):
+    with FileLock(state_dir(checkout) / "sync.lock", timeout=1):
         result = sync_vault("team", checkout, wait=False)
         assert result.status == "busy" and result.ok
         assert main(["sync", "--quiet", "--vault", str(checkout)]) == 0

@@ -26,13 +26,10 @@ from tests.workflows.support import (
     OFFLINE_PIP,
     ROOT,
     TODAY,
-    VAULT_WORKFLOWS,
     WHEELHOUSE,
     InstalledLore,
     LoreSource,
-    pull_request,
-    vault_on_github,
-    vault_runner,
+    TrustedCurator,
 )
 
 
@@ -87,13 +84,18 @@ def installed_lore(
 
 
 @pytest.fixture
-def curate_run(
+def trusted(
     tmp_path: Path, lore_source: LoreSource, installed_lore: InstalledLore
-) -> Callable[[dict[str, str]], JobResult]:
+) -> TrustedCurator:
+    """A vault on "GitHub" whose pull requests run the trusted curator (tests/workflows/support.py)."""
+    return TrustedCurator(tmp_path, lore_source, installed_lore)
+
+
+@pytest.fixture
+def curate_run(trusted: TrustedCurator) -> Callable[[dict[str, str]], JobResult]:
+    """The `curate` job (the required check) of a pull request that writes `files`."""
+
     def run(files: dict[str, str]) -> JobResult:
-        bare, work = vault_on_github(tmp_path)
-        github = pull_request(work, files)
-        runner = vault_runner(tmp_path, github, bare, lore_source, installed_lore)
-        return runner.run_job(VAULT_WORKFLOWS / "lore-curator.yml")
+        return trusted.run(trusted.open(dict(files)))["curate"]
 
     return run

@@ -11,6 +11,7 @@ in these runs: tests/workflows/conftest.py. The comment workflow: test_comment.p
 from __future__ import annotations
 
 import importlib
+import json
 import shutil
 import sys
 from collections.abc import Callable
@@ -22,6 +23,7 @@ from lore import __version__
 from tests.support import git, note_text
 from tests.workflow_expressions import ExpressionError, evaluate
 from tests.workflow_runner import GitHubContext, JobResult, WorkflowRunner
+from tests.workflows.fake_github import FakeGitHub
 from tests.workflows.support import (
     GOOD_NOTE,
     NO_WHEELHOUSE,
@@ -102,45 +104,26 @@ def test_the_curator_passes_a_good_note(curate_run: Callable[[dict[str, str]], J
     result = curate_run({f"notes/{GOOD_NOTE}.md": note_text()})
     assert result.job == "curate"  # the check branch protection requires
     assert result.conclusion == "success", result.log
-    assert result.step("changes").outputs == {"curate": "true"}
     assert result.step("Set up lore").outcome == "success"
-    curate = result.step("Curate the notes this pull request adds or changes")
+    curate = result.step("Curate the pull request (read as data; nothing of it runs)")
     assert curate.outcome == "success"
-    report = (result.artifacts / "lore-curator-report" / "comment.md").read_text()
-    assert report.startswith("<!-- lore-curator -->\n")
-    assert GOOD_NOTE in report
+    report = json.loads((result.artifacts / "lore-findings" / "findings.json").read_text())
+    assert report["kind"] == "lore-curator-report" and report["findings"] == []
+    assert [preview["path"] for preview in report["previews"]] == [f"notes/{GOOD_NOTE}.md"]
     assert "lore curator: no problems in 1 file." in result.summary  # the job summary
 
 
-def test_the_curator_fails_a_bad_note_and_still_uploads_the_report(
+def test_the_curator_fails_a_bad_note_and_still_keeps_the_findings(
     curate_run: Callable[[dict[str, str]], JobResult],
 ) -> None:
     bad = note_text(tags="[service/billing, tool/no-such-tool]")
     result = curate_run({f"notes/{GOOD_NOTE}.md": bad})
     assert result.conclusion == "failure"
-    curate = result.step("Curate the notes this pull request adds or changes")
+    curate = result.step("Curate the pull request (read as data; nothing of it runs)")
     assert curate.outcome == "failure" and curate.exit_code == 1
     assert "::error" in curate.output and "taxonomy/unknown-tag" in curate.output
-    assert (result.artifacts / "lore-curator-report" / "comment.md").is_file()
-
-
-def test_a_pull_request_outside_the_notes_passes_without_installing(
-    curate_run: Callable[[dict[str, str]], JobResult],
-) -> None:
-    """No `paths:` filter (a required check it skips blocks the merge for good:
-    https://docs.github.com/en/pull-requests/collaborating-with-pull-requests/collaborating-on-repositories-with-code-quality-features/troubleshooting-required-status-checks#handling-skipped-but-required-checks);
-    the job runs, reports success and skips the install."""
-    result = curate_run({".github/CODEOWNERS": "* @acme/leads\n"})
-    assert result.conclusion == "success", result.log
-    assert result.step("changes").outputs == {"curate": "false"}
-    skipped = [step.name for step in result.steps if step.outcome == "skipped"]
-    assert skipped == [
-        "Set up Python",
-        "Set up lore",
-        "Curate the notes this pull request adds or changes",
-        "Upload the report for lore-comment.yml",
-    ]
-    assert "nothing for the curator to check" in result.summary
+    report = json.loads((result.artifacts / "lore-findings" / "findings.json").read_text())
+    assert report["summary"]["errors"] == 1
 
 
 def test_the_gardener_proposes_its_cleanup(
@@ -256,6 +239,40 @@ def test_the_runner_refuses_what_it_cannot_stand_in_for(tmp_path: Path) -> None:
         runner.run_job(typo)
 
 
+def test_jobs_run_in_the_order_of_needs_with_the_permissions_they_name(tmp_path: Path) -> None:
+    """A job whose need failed is skipped unless its `if:` says otherwise (`!cancelled()`),
+    outputs pass through `needs`, and the fake API refuses a write the job's token may not
+    make (https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#jobsjob_idneeds)."""
+    workflow = tmp_path / "needs.yml"
+    workflow.write_text(
+        "on: pull_request_target\npermissions: {}\njobs:\n"
+        "  first:\n    runs-on: ubuntu-latest\n    permissions:\n      pull-requests: read\n"
+        "    outputs:\n      said: ${{ steps.say.outputs.said }}\n    steps:\n"
+        '      - id: say\n        run: echo said=hello >> "$GITHUB_OUTPUT"\n'
+        "      - run: gh api --method POST repos/acme/x/issues/1/comments --input /dev/null\n"
+        "  skipped:\n    needs: first\n    runs-on: ubuntu-latest\n    steps:\n"
+        "      - run: echo never\n"
+        "  after:\n    needs: first\n    if: ${{ !cancelled() }}\n    runs-on: ubuntu-latest\n"
+        "    steps:\n      - env:\n          SAID: ${{ needs.first.outputs.said }}\n"
+        "          RESULT: ${{ needs.first.result }}\n"
+        '        run: test "$SAID/$RESULT" = hello/failure\n',
+        encoding="utf-8",
+    )
+    github = FakeGitHub(tmp_path, "acme/x")
+    runner = WorkflowRunner(
+        tmp_path / "run",
+        GitHubContext.pull_request_target({"number": 1}, "acme/x", "0" * 40),
+        repositories={},
+        env=github.env,
+        extra_path=[github.bin],
+    )
+    run = runner.run_workflow(workflow)
+    assert run["first"].conclusion == "failure"
+    assert "Resource not accessible by integration (HTTP 403)" in run["first"].log
+    assert run["skipped"].conclusion == "skipped"
+    assert run["after"].conclusion == "success", run.log
+
+
 @pytest.mark.parametrize(
     ("expression", "expected"),
     [
@@ -267,13 +284,18 @@ def test_the_runner_refuses_what_it_cannot_stand_in_for(tmp_path: Path) -> None:
         ("1 == '1' && null == 0 && true == 1", True),  # loose equality coerces to numbers
         ("contains(fromJSON('[\"a\",\"b\"]'), 'B') && startsWith('Refs/x', 'refs/')", True),
         ("format('{0}-{1}', 'a', 2)", "a-2"),
+        ("contains(github.event.labels.*.name, 'B')", True),  # an object filter
+        ("join(github.event.labels.*.name, '+')", "a+b"),
     ],
 )
 def test_expressions_follow_githubs_rules(expression: str, expected: object) -> None:
     """https://docs.github.com/en/actions/reference/workflows-and-actions/expressions"""
     context = {
         "steps": {"changes": {"outputs": {"curate": "true"}}},
-        "github": {"event": {"flag": "yes"}, "token": "ghs_fake"},
+        "github": {
+            "event": {"flag": "yes", "labels": [{"name": "a"}, {"name": "b"}]},
+            "token": "ghs_fake",
+        },
         "secrets": {},
     }
     assert evaluate(expression, context) == expected
@@ -282,8 +304,7 @@ def test_expressions_follow_githubs_rules(expression: str, expected: object) -> 
 # Which test runs each workflow: a new workflow fails here until a test runs its steps.
 RUNS = {
     ".github/workflows/set-up-lore.yml": "test_runs::test_the_action_installs_this_commit_offline_from_the_lock",
-    "vault-template/.github/workflows/lore-curator.yml": "test_runs::test_the_curator_passes_a_good_note",
-    "vault-template/.github/workflows/lore-comment.yml": "test_comment::test_the_comment_updates_only_its_own",
+    "vault-template/.github/workflows/lore-curator.yml": "test_trusted_curator::test_a_pull_request_that_edits_the_workflow_is_checked_by_the_bases_definition",
     "vault-template/.github/workflows/lore-garden.yml": "test_runs::test_the_gardener_proposes_its_cleanup",
     "docs/workflows/lore-drift.yml": "test_runs::test_drift_marks_the_notes_of_changed_files",
 }

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 from lore.errors import UsageError
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from lore.curator.finding import Finding
     from lore.curator.run import CurateResult
 
@@ -32,6 +34,23 @@ Formats: text (for people), json ({"version": 1, "findings": [...]}), github
 (a pull-request comment, with each note as an agent will see it). --report FILE also
 writes the markdown comment to FILE from the same review, so a workflow runs the
 review (and the optional model review) once for its annotations and its comment.
+
+A pull request that touches .github/, CODEOWNERS, .gitattributes, .gitmodules or
+commits .lore gets policy/ errors; --policy-approved-by LOGIN reports them as warnings
+cleared by that maintainer (the trusted workflow passes it once it has verified the
+approval).
+
+In CI the review and the comment are two jobs: the one that reads the pull request
+writes the findings (--json-report FILE), and the one that may write to the pull
+request renders them without reviewing anything:
+
+  lore curate --from-report findings.json --format markdown \
+      --link-head https://github.com/OWNER/VAULT/blob/HEAD_SHA \
+      --link-base https://github.com/OWNER/VAULT/blob/BASE_SHA --vault .
+
+--from-report checks the file (its shape, every field capped) before it renders it;
+--link-head links each finding to its file and line, --link-base links each note
+already in the vault (--vault: a checkout of the base) that a finding names.
 
 Exit codes: 0 no errors (warnings allowed), 1 errors found, 2 bad usage."""
 
@@ -68,6 +87,38 @@ def register(subparsers: Any, name: str, help_text: str) -> None:
         help="also write the markdown pull-request comment to FILE (whatever --format is)",
     )
     parser.add_argument(
+        "--policy-approved-by",
+        metavar="LOGIN",
+        help="a maintainer (GitHub login) approved this pull request's changes to the "
+        "workflows, CODEOWNERS or .lore: report the policy/ errors as warnings that name "
+        "them (for the trusted workflow, after it has checked the approval)",
+    )
+    parser.add_argument(
+        "--json-report",
+        metavar="FILE",
+        type=Path,
+        help="also write the findings as a curator report (JSON) to FILE, for --from-report",
+    )
+    parser.add_argument(
+        "--from-report",
+        metavar="FILE",
+        type=Path,
+        help="review nothing: check the report FILE (from --json-report) and print it in "
+        "--format markdown or json",
+    )
+    parser.add_argument(
+        "--link-head",
+        metavar="URL",
+        help="with markdown: link findings to their files under URL, the pull request "
+        "head's blob address (https://github.com/OWNER/VAULT/blob/SHA)",
+    )
+    parser.add_argument(
+        "--link-base",
+        metavar="URL",
+        help="with markdown: link the vault's notes a finding names under URL, the base "
+        "branch's blob address",
+    )
+    parser.add_argument(
         "--no-semantic",
         dest="semantic",
         action="store_false",
@@ -84,8 +135,11 @@ def _vault_root(flag: str | None) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
+    from lore.curator.report.similar import SHOWN
     from lore.curator.run import curate
 
+    if args.from_report is not None:
+        return _render_report(args)
     if args.head is not None and args.base is None:
         raise UsageError("--head needs --base.", fix="Add --base REF, e.g. origin/main.")
     root = _vault_root(args.vault)
@@ -100,6 +154,8 @@ def run(args: argparse.Namespace) -> int:
             paths=args.paths,
             all_notes=args.all_notes,
             semantic=args.semantic,
+            policy_approved_by=args.policy_approved_by,
+            similar=0 if args.all_notes else SHOWN,  # "does this replace one of these?"
             progress=progress,
         )
     finally:
@@ -111,6 +167,8 @@ def run(args: argparse.Namespace) -> int:
             notice(message)
     if args.report is not None:
         _write_report(args.report, result)
+    if args.json_report is not None:
+        _write_json_report(args.json_report, result)
     if args.format == "json":
         from lore.cli.output import print_json
         from lore.curator.report.formats import to_json
@@ -128,9 +186,10 @@ def run(args: argparse.Namespace) -> int:
             except OSError as exc:
                 sys.stderr.write(f"lore: could not write the job summary ({exc.strerror}).\n")
     elif args.format == "markdown":
-        from lore.curator.report.formats import to_markdown
+        from lore.curator.report.markdown import to_markdown
 
-        sys.stdout.write(to_markdown(result))
+        listed = [note.id for notes in result.similar.values() for note in notes]
+        sys.stdout.write(to_markdown(result, links=_links(args, result.findings, listed)))
     else:
         _print_text(result)
     return result.exit_code
@@ -148,6 +207,97 @@ def _write_report(path: Path, result: CurateResult) -> None:
             f"Cannot write the report to {path}: {exc.strerror or exc}.",
             fix="Pass --report a file in a folder you can write to.",
         ) from None
+
+
+def _write_json_report(path: Path, result: CurateResult) -> None:
+    import json
+
+    from lore.curator.report.document import ReportDocument
+    from lore.files import write_atomic
+
+    text = json.dumps(ReportDocument.from_result(result).to_json(), ensure_ascii=False)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, (text + "\n").encode("utf-8"))
+    except OSError as exc:
+        raise UsageError(
+            f"Cannot write the curator report to {path}: {exc.strerror or exc}.",
+            fix="Pass --json-report a file in a folder you can write to.",
+        ) from None
+
+
+_BLOB_URL = r"^https?://[^\s()<>\[\]`\\]+$"
+
+
+def _links(args: argparse.Namespace, findings: list[Finding], similar: Iterable[str] = ()) -> Any:
+    """The comment's links (`report.markdown.Links`) from --link-head and --link-base: the
+    notes the findings name, and the `similar` notes listed, that the base has."""
+    import re
+
+    from lore.curator.report.markdown import Links, named_note_ids
+
+    for flag, value in (("--link-head", args.link_head), ("--link-base", args.link_base)):
+        if value is not None and not re.match(_BLOB_URL, value):
+            raise UsageError(
+                f"{flag} '{value}' is not a web address.",
+                fix=f"Pass {flag} a blob address such as "
+                "https://github.com/OWNER/VAULT/blob/COMMIT.",
+            )
+    notes: frozenset[str] = frozenset()
+    if args.link_base is not None:
+        root = _vault_root(args.vault)
+        notes = frozenset(
+            note_id
+            for note_id in (*named_note_ids(findings), *similar)
+            if (root / "notes" / f"{note_id}.md").is_file()
+        )
+    return Links(
+        head=(args.link_head or "").rstrip("/") or None,
+        base=(args.link_base or "").rstrip("/") or None,
+        notes=notes,
+    )
+
+
+def _render_report(args: argparse.Namespace) -> int:
+    """--from-report: check a report file and print it; nothing is reviewed."""
+    from lore.curator.report.document import load_document
+
+    others = [
+        flag
+        for flag, given in (
+            ("PATH", bool(args.paths)),
+            ("--base", args.base is not None),
+            ("--head", args.head is not None),
+            ("--all", args.all_notes),
+            ("--report", args.report is not None),
+            ("--json-report", args.json_report is not None),
+            ("--policy-approved-by", args.policy_approved_by is not None),
+        )
+        if given
+    ]
+    if others:
+        raise UsageError(
+            f"--from-report renders a report and reviews nothing; it cannot be used with "
+            f"{', '.join(others)}.",
+            fix="Run the review first with --json-report FILE, then --from-report FILE.",
+        )
+    if args.format not in ("markdown", "json"):
+        raise UsageError(
+            f"--from-report prints markdown or json, not {args.format}.",
+            fix="Add --format markdown (the pull-request comment) or --format json.",
+        )
+    document = load_document(args.from_report)
+    if args.format == "json":
+        from lore.cli.output import print_json
+
+        print_json(document.to_json())
+    else:
+        from lore.curator.report.markdown import to_markdown
+
+        listed = [note[0] for notes in document.similar.values() for note in notes]
+        links = _links(args, document.findings, listed)
+        sys.stdout.write(to_markdown(document, links=links))
+    return 0
 
 
 def _print_text(result: CurateResult) -> None:

@@ -26,11 +26,15 @@ events:
   session-start   print the session digest: the team's notes for this repository
   prompt          print the notes that clearly match the prompt (opt-in: lore.toml
                   [hooks] prompt = true)
+  session-end     at the end of a turn, once per session that did real work, ask the
+                  agent whether to draft a note for the team (off: [hooks]
+                  session_end = false in lore.toml or in your user config)
 
 Agents run this with their hook payload (JSON) on stdin; `lore install AGENT` writes
 the entries. Output is the agent's documented JSON (hookSpecificOutput.additionalContext
 for Claude Code, Codex and Gemini CLI; additional_context for Cursor; additionalContext
-for Copilot CLI). A hook never fails a session: any problem means exit 0 and no output.
+for Copilot CLI; at session end, the decision or follow-up that makes the agent take
+one more turn). A hook never fails a session: any problem means exit 0 and no output.
 
 example:
   echo '{"cwd": "'"$PWD"'", "source": "startup"}' | lore hook session-start --agent claude-code
@@ -45,7 +49,7 @@ def register(sub: Any, name: str, help_text: str) -> None:
         "the context lore injects. Fails open: exit 0 and no output on any error.",
         epilog=EPILOG,
     )
-    parser.add_argument("event", help="session-start or prompt")
+    parser.add_argument("event", help="session-start, prompt or session-end")
     parser.add_argument(
         "--agent",
         metavar="NAME",

@@ -19,8 +19,10 @@ def register(sub: Any, name: str, help_text: str) -> None:
         help=help_text,
         description="Bring the vault's local index up to date and show its state: notes, "
         "the commit it reflects, notes that could not be read, and local edits that are "
-        "not served because they are not committed. The index lives in <vault>/.lore/ "
-        "and can be deleted at any time; a damaged one is moved aside and rebuilt.",
+        "not served because they are not committed. It serves the vault's reviewed branch "
+        "(the remote's default branch as fetched), whatever is checked out. The index "
+        "lives in the clone's git directory (<git dir>/lore/) and can be deleted at any "
+        "time; a damaged one is moved aside and rebuilt.",
     )
     parser.add_argument("--rebuild", action="store_true", help="rebuild the index from scratch")
     parser.add_argument(
@@ -122,7 +124,7 @@ def _show(report: IndexReport, problems: list[str], checked: bool) -> None:
         "statuses": "statuses refreshed for today",
     }[state.action]
     source = (
-        f"commit {state.version[:12]}"
+        f"{report.branch + ' at ' if report.branch else ''}commit {state.version[:12]}"
         if state.kind == "git"
         else "the files (not a git repository)"
     )
@@ -148,7 +150,7 @@ def _show(report: IndexReport, problems: list[str], checked: bool) -> None:
     if report.uncommitted:
         out.print(
             f"[yellow]{len(report.uncommitted)} note file(s) have local changes that are not "
-            "served until they are committed and reviewed:[/]"
+            "served until they are committed, reviewed and merged:[/]"
         )
         for path in report.uncommitted[:20]:
             out.print(f"  {safe(path)}")

@@ -21,7 +21,7 @@ applied with --protect.
 The curator and gardener workflows run lore's GitHub Action from one gh-lore
 commit: --curator names it, else lore uses the commit it was installed from (the
 gh extension's clone, a pip install of git+https://github.com/…/gh-lore@COMMIT,
-or a clone of gh-lore). Without one, lore init names the two lines to edit, and
+or a clone of gh-lore). Without one, lore init names the lines to edit, and
 --protect refuses: a required check that can never start blocks every pull request.
 """
 

@@ -31,9 +31,11 @@ examples:
   lore uninstall cursor               remove what lore added (original bytes come back)
 
 What each agent gets (docs/agents/AGENT.md has the details and sources):
-  hooks    `lore hook session-start` (the session digest) and, where the agent can
+  hooks    `lore hook session-start` (the session digest); where the agent can
            inject context from a prompt hook, `lore hook prompt` (recall on the
-           prompt, off unless the vault's lore.toml has [hooks] prompt = true)
+           prompt, off unless the vault's lore.toml has [hooks] prompt = true); and
+           `lore hook session-end` (once a session, after real work, the question
+           whether to draft a note; [hooks] session_end = false turns it off)
   skills   lore-recall and lore-remember (Agent Skills format)
   MCP      a server named "lore" running `lore mcp`
 
@@ -42,13 +44,15 @@ Where (user level; --project writes the repository's own files instead):
 
 Entries run the command that started this install: `lore` (its absolute path at user
 level) or, run as `gh lore install`, `gh lore`; the skills and the session digest tell
-the agent that command. With --project nothing holds a path of this machine: entries
-run `lore` (or `gh lore`) from PATH, and hooks stay silent where it is not installed.
+the agent that command. With --project nothing holds a path of this machine and the
+files work for every teammate: entries find `lore` on PATH, else the `gh lore`
+extension, and stay silent where neither is installed.
 Only lore's own entries are touched; every other entry is left as it is. The first
 change to a file saves its original under $LORE_HOME/installs/. All files change or
 none does: a file that cannot be written (read-only, immutable, a full disk) stops
-the install with exit code 2 before anything is written. For Codex the hooks feature
-flag is set unless config.toml already decides it.
+the install with exit code 2 before anything is written, and so does a file that is not
+valid JSON or TOML. For Codex the hooks feature flag is set unless config.toml already
+decides it (config.toml keeps its formatting).
 """
 
 UNINSTALL_EPILOG = """\

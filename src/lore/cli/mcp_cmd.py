@@ -9,10 +9,12 @@ from lore.errors import UsageError
 
 EPILOG = """\
 tools:
-  recall(query, repo?, limit?)   ranked recall, as `lore recall --json` (read-only)
+  recall(query, repo?, type?, tag?, include_inactive?, limit?)
+                                 ranked recall, as `lore recall --json` (read-only)
   get_note(id)                   one note in full, sanitized, with its vault commit (read-only)
   remember(title, type, tags, what, …)
                                  propose a note as a pull request, as `lore remember`
+                                 (a note the curator blocked is an error result)
   list_proposals()               open proposals and their curator status (read-only)
 
 An agent starts this command itself; `lore install AGENT` writes the entry. It speaks
@@ -37,6 +39,8 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
+        import mcp.server.lowlevel  # noqa: F401 - the SDK, which serve() imports anyway
+
         from lore.integrations.mcp_server import serve
     except ImportError as exc:
         raise UsageError(

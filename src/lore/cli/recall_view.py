@@ -114,6 +114,14 @@ def _explain(out: Console, result: RecallResult | MultiResult) -> None:
         for t in result.plan.terms
     )
     out.print(f"\n[bold]Query terms[/] (OR): {terms}", soft_wrap=True)
+    for vault in result.vaults if isinstance(result, MultiResult) else []:
+        served = f"{safe(vault.branch)} at " if vault.branch else ""
+        commit = (vault.commit or "")[:12] or "the files"
+        out.print(
+            f"[dim]Served from {safe(vault.name)}: {served}{safe(commit)} (the reviewed "
+            "branch, whatever is checked out)[/]",
+            soft_wrap=True,
+        )
     if isinstance(result, MultiResult) and result.statistics is not None:
         out.print(
             f"[dim]idf from all {result.statistics.rows} notes of the {len(result.vaults)} "

@@ -34,6 +34,8 @@ separate worktree, pushed, and opened as a pull request with `gh`. Your checkout
 of the vault is never touched. If the push or the pull request fails, the branch
 and the note stay: finish with --resume <id>. A note with a secret is never
 committed, whatever the flags. The JSON schema for --stdin is in docs/cli.md.
+With --draft the checked note is kept in the local drafts inbox instead (no branch,
+no push, no question asked): `lore drafts` lists, edits and proposes drafts.
 """
 
 FLAG_FIELDS = (
@@ -145,6 +147,11 @@ def register(sub: Any, name: str, help_text: str) -> None:
     )
     parser.add_argument(
         "--agent", metavar="NAME", help="the agent proposing it; labels the PR agent-authored"
+    )
+    parser.add_argument(
+        "--draft",
+        action="store_true",
+        help="check the note and keep it in the local drafts inbox instead (`lore drafts`)",
     )
     parser.add_argument("--yes", "-y", action="store_true", help="propose without asking")
     parser.add_argument(
@@ -262,6 +269,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds.")
+    if args.draft:
+        return _save_draft(args)
     if args.resume:
         return _resume(args)
     asking = not (args.yes or args.dry_run or args.json)
@@ -319,6 +328,41 @@ def run(args: argparse.Namespace) -> int:
         draft_file.unlink(missing_ok=True)
     _show_outcome(outcome, args.json, proposal.findings)
     return ExitCode.OK
+
+
+def _save_draft(args: argparse.Namespace) -> int:
+    """`--draft`: check the note and keep it in the drafts inbox (lore.team.drafts)."""
+    from lore.cli.drafts_cmd import show_saved
+    from lore.team.drafts_save import DraftRefused, masked, save_draft
+    from lore.vaults import one_vault
+
+    if args.resume or args.dry_run or args.force:
+        raise UsageError(
+            "--draft keeps the note in the drafts inbox; it takes no --resume, --dry-run "
+            "or --force.",
+            fix="Propose a draft later with `lore drafts propose ID`.",
+        )
+    data, draft_file = _read_input(args)
+    if args.agent:
+        data.agent = args.agent
+    vault = one_vault(args.vault)
+    try:
+        saved = save_draft(vault.root, data, origin="remember")
+    except DraftRefused as exc:
+        if draft_file is not None:  # the editor's file: keep the text, never the secret
+            from lore.files import write_atomic
+
+            write_atomic(draft_file, masked(draft_file.read_text("utf-8")).encode("utf-8"))
+            exc.fix = f"{exc.fix} Your text is kept in {draft_file}, the secret masked."
+        if args.json:
+            from lore.cli.output import print_json
+
+            print_json(exc.to_json())
+            return int(exc.exit_code)
+        raise
+    if draft_file is not None:
+        draft_file.unlink(missing_ok=True)
+    return show_saved(saved, args.json)
 
 
 def _resume(args: argparse.Namespace) -> int:

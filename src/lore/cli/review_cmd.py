@@ -30,9 +30,10 @@ def register(sub: Any, name: str, help_text: str) -> None:
         name,
         help=help_text,
         description="List the open memory pull requests, or review one: the note as it will "
-        "be merged, what an agent will see, the curator's findings and the most similar "
-        "active notes, each marked when the curator takes it for a duplicate or a "
-        "contradiction of the new note.",
+        "be merged, what an agent will see, the curator's findings and the three most similar "
+        "active notes, each marked when the curator takes the new note for its replacement, "
+        "a duplicate or a contradiction; when it flags none, the list asks whether the new "
+        "note replaces one of them.",
         epilog=EPILOG,
     )
     parser.add_argument("target", nargs="?", metavar="PR", help="a pull request number or a branch")
@@ -140,6 +141,7 @@ def _list(rows: list[Any], as_json: bool) -> int:
 
 
 _MARKS = {
+    "replacement": "[magenta]may be replaced by this note[/]",
     "duplicate": "[yellow]likely duplicate[/]",
     "contradiction": "[red]likely contradiction[/]",
 }
@@ -152,9 +154,13 @@ def _similar(note: Any) -> str:
     mark = f" {_MARKS[note.verdict]}" if note.verdict in _MARKS else ""
     text = (
         f"[bold]{safe(note.title)}[/]\n[cyan]{safe(note.id)}[/] "
-        f"[dim]{note.score:.2f} alike[/]{mark}\n{safe(note.summary)}"
+        f"[dim]{note.score:.0%} alike[/]{mark}\n{safe(note.summary)}"
     )
-    if note.verdict == "contradiction":
+    if note.verdict == "replacement":
+        if note.mine:
+            text += f'\n[dim]this note:[/] "{safe(note.mine)}"'
+        text += f"\n[dim]({safe(note.detail)})[/]\n[dim]add:[/] {safe(note.suggestion)}"
+    elif note.verdict == "contradiction":
         text += (
             f'\n[dim]this note:[/] "{safe(note.mine)}"\n[dim]that note:[/] "{safe(note.theirs)}"'
             f"\n[dim]({safe(note.detail)})[/]"
@@ -186,12 +192,14 @@ def _show(result: Any) -> None:
         )
     for note in result.notes:
         similar = "\n\n".join(_similar(s) for s in note.similar)
+        asked = note.asks_replacement and note.similar
+        heading = "does this replace one of these?" if asked else "most similar"
         out.print(
             Columns(
                 [
                     Panel(safe(note.text), title=f"{safe(note.path)} (as merged)"),
                     Panel(safe(note.preview), title="what an agent will see"),
-                    Panel(similar or "[dim]no similar active notes[/]", title="most similar"),
+                    Panel(similar or "[dim]no similar active notes[/]", title=heading),
                 ],
                 equal=True,
                 expand=True,

@@ -1,4 +1,5 @@
-"""`lore sync`: fetch and fast-forward every registered vault, then refresh its index."""
+"""`lore sync`: fetch every registered vault, serve its reviewed branch's new tip, and
+fast-forward its checkout."""
 
 from __future__ import annotations
 
@@ -14,10 +15,14 @@ examples:
   lore sync --vault ~/vaults/team --json
   lore sync --quiet         # for hooks: no output, skips a vault another sync is updating
 
-Sync only fast-forwards. On local changes, a detached HEAD, a merge or rebase in
-progress, diverged history or a rewritten upstream it changes nothing and says how
-to fix it. Offline, the last index keeps serving and sync says since when.
-Exit code 1 when a vault could not be synced.
+Agents are served the reviewed branch as the remote has it (origin/main), so after
+the fetch its new notes are served whatever the checkout is doing. The checkout is
+only ever fast-forwarded: on local changes, a merge or rebase in progress, diverged
+history or a rewritten upstream it is left as it is, with how to fix it; on another
+branch (a pull request you are reviewing) or a detached HEAD, your local main is
+fast-forwarded where that touches no file, and sync advises `git switch main`.
+Offline, the last index keeps serving and sync says since when.
+Exit code 1 when a vault could not be synced or its checkout needs you.
 """
 
 
@@ -25,8 +30,8 @@ def register(sub: Any, name: str, help_text: str) -> None:
     parser = sub.add_parser(
         name,
         help=help_text,
-        description="Fetch each vault from its remote, fast-forward its checkout, and bring "
-        "its index up to date.",
+        description="Fetch each vault from its remote, bring its index up to the reviewed "
+        "branch's new tip (what agents are served), and fast-forward its checkout.",
         epilog=EPILOG,
     )
     parser.add_argument("names", nargs="*", metavar="NAME", help="registered vaults to sync")

@@ -13,8 +13,9 @@ examples:
   lore vaults --remove old-team        # forgets it; the folder stays
 
 For each vault: its folder, remote and priority, the commit checked out, how far it
-is ahead of or behind its upstream as of the last fetch, when it last synced, and
-whether its index reflects the checkout. Nothing is fetched or changed.
+is ahead of or behind the reviewed branch as of the last fetch, when it last synced,
+and whether its index reflects the reviewed branch, which is what agents are served
+(`--json`: "served"). Nothing is fetched or changed.
 """
 
 

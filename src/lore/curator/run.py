@@ -13,6 +13,7 @@ review again. Every output is scrubbed of the secret values the secret rules fou
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -32,6 +33,21 @@ from lore.sanitize import sanitize_text
 from lore.sanitize.markdown import sanitize_markdown
 
 Progress = Callable[[int, int, str], None]  # (done, total, what is being done)
+
+# A GitHub login: 1-39 letters, digits and single inner hyphens (no bots: a bot approves
+# nothing). The approval itself is verified by the trusted workflow that passes it.
+_LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}")
+
+
+def approver_login(value: str) -> str:
+    """The GitHub login `--policy-approved-by` names, checked; raises `UsageError`."""
+    login = value.strip().removeprefix("@")
+    if not _LOGIN.fullmatch(login):
+        raise UsageError(
+            f"--policy-approved-by {sanitize_text(value)[:60]!r} is not a GitHub login.",
+            fix="Pass the login of the maintainer who approved the change, e.g. octocat.",
+        )
+    return login
 
 
 @dataclass
@@ -157,6 +173,7 @@ def curate(
     similar: int = 0,
     use_index: bool = True,
     progress: Progress | None = None,
+    policy_approved_by: str | None = None,
 ) -> CurateResult:
     """Review notes; raises `UsageError` for bad arguments, never for bad notes.
 
@@ -167,7 +184,20 @@ def curate(
     alike active notes with the judgement on each pair. `use_index=False` reads the
     vault's notes from the files (into an index in memory) instead of the vault's index.
     `progress(done, total, label)` hears how far the review is (total 0: not known).
+    `policy_approved_by`: the GitHub login of the maintainer whose approval of the pull
+    request's policy changes the caller has verified; the `policy/` errors become
+    warnings that name them (pull-request mode only).
     """
+    approver = None
+    if policy_approved_by is not None:
+        approver = approver_login(policy_approved_by)
+        if base is None:
+            raise UsageError(
+                "--policy-approved-by clears a pull request's policy findings, so it needs "
+                "--base and --head.",
+                fix="E.g. `lore curate --base origin/main --head HEAD "
+                "--policy-approved-by octocat`.",
+            )
     if progress is not None:
         progress(0, 0, "Reading the notes")
     context = build_context(
@@ -181,6 +211,7 @@ def curate(
         today=today,
         read_vault=False,
     )
+    context.policy_approver = approver
     notices: list[str] = []
 
     def judge(context: CuratorContext) -> tuple[list[Finding], dict[str, list[SimilarNote]]]:

@@ -1,13 +1,21 @@
-"""Keep `<vault>/.lore/index.db` in step with the vault: open, check, update, rebuild, heal.
+"""Keep the vault's index in step with its reviewed branch: open, check, update, rebuild, heal.
+
+The index is `index.db` in the vault's state folder (`lore.paths.state_dir`: under the
+clone's git directory, which no commit can reach). An index an older lore left in
+`<vault>/.lore/` is never opened; the first build in the new place moves what else was
+kept there (`lore.vault.local_state`).
 
 `open_index` is what writers call; readers go through `lore.index.read.read_index`,
-which uses it. When the index already reflects the vault's HEAD (and
-statuses were computed today) opening it costs one file read of HEAD and a few small
+which uses it. When the index already reflects the tip of the reviewed branch (and
+statuses were computed today) opening it costs a few ref-file reads and a few small
 queries. Otherwise it takes the index lock, re-checks (another process may have just
 done the work), then brings the index up to date (`lore.index.fill`): from `git diff`
-of the indexed commit and HEAD when it can, by a full rebuild when it cannot.
+of the indexed commit and the new tip when it can, by a full rebuild when it cannot.
 Rebuilds happen in place inside one `BEGIN IMMEDIATE` transaction, so a reader with
 the database open never sees a half-built index.
+
+Every connection to the file is hardened (`lore.index.health.harden`), and a file
+whose schema holds anything lore did not create is damaged: moved aside and rebuilt.
 
 The index is a cache, so trouble with it is never fatal (`lore.index.health` sorts
 every SQLite error into a kind): a damaged file — found when opening it, or by a
@@ -37,6 +45,8 @@ from lore.index.health import (
     connect_existing,
     describe,
     file_problem,
+    foreign_problem,
+    harden,
     move_aside,
     why_unwritable,
 )
@@ -44,10 +54,11 @@ from lore.index.schema import (
     APPLICATION_ID,
     SCHEMA_VERSION,
     create_schema,
+    foreign_objects,
     missing_tables,
     schema_matches,
 )
-from lore.paths import INDEX_DIR, index_path
+from lore.paths import index_path
 from lore.record import Record
 from lore.vault.snapshot import current_version, files_digest, scan_files
 
@@ -109,7 +120,7 @@ def today_iso() -> str:
 def connect(path: Path, *, create: bool = False) -> sqlite3.Connection:
     """A connection to the index file; only the build (under the lock) may create it."""
     if create:
-        conn = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+        conn = harden(sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000))
     else:
         conn = connect_existing(path, timeout=BUSY_TIMEOUT_MS / 1000)
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -147,6 +158,7 @@ def _open_sound(path: Path) -> _Found:
         ours = conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         missing = missing_tables(conn)
+        foreign = foreign_objects(conn)
     except sqlite3.Error as exc:
         conn.close()
         return _Found(None, error_kind(exc), describe(exc))
@@ -157,6 +169,8 @@ def _open_sound(path: Path) -> _Found:
         return _Found(None, DAMAGED, "it is not a lore index")
     if missing:
         return _Found(None, DAMAGED, f"missing table(s): {', '.join(missing)}")
+    if foreign:
+        return _Found(None, DAMAGED, foreign_problem(foreign))
     return _Found(None, DAMAGED, "its meta table has no schema row")
 
 
@@ -230,15 +244,17 @@ def _under_lock(
 ) -> tuple[sqlite3.Connection, IndexState]:
     lock = FileLock(path.parent / "index.lock", timeout=lock_timeout)
     try:
-        if path.parent.exists() and not path.parent.is_dir():
+        if path.parent.is_symlink() or (path.parent.exists() and not path.parent.is_dir()):
+            what = "a symbolic link" if path.parent.is_symlink() else "a file"
             raise IndexUnwritable(
                 path,
-                f"{path.parent} is a file, not a folder",
-                fix="Move that file away (lore creates the folder); until then lore reads "
+                f"{path.parent} is {what}, not a folder",
+                fix="Move it away (lore creates the folder); until then lore reads "
                 "the committed notes from the files, more slowly.",
             )
-        path.parent.mkdir(parents=True, exist_ok=True)
-        _ensure_gitignored(root)
+        from lore.vault.local_state import ensure_state_dir  # off the fresh path
+
+        ensure_state_dir(root)
         lock.acquire()
     except LockTimeout:
         conn = _open_sound(path).conn
@@ -325,7 +341,7 @@ def _move_aside(path: Path, why: str) -> str:
     aside = move_aside(path)
     return (
         f"The index was damaged ({why}) and has been rebuilt from the notes; the damaged "
-        f"file is kept as {INDEX_DIR}/{aside.name}."
+        f"file is kept as {aside}."
     )
 
 
@@ -396,13 +412,6 @@ def file_id_or_none(path: Path) -> tuple[int, int] | None:
         return file_id(path)
     except OSError:
         return None
-
-
-def _ensure_gitignored(root: Path) -> None:
-    """The index folder gets its own .gitignore, so it is never committed by accident."""
-    ignore = root / INDEX_DIR / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text("# lore's local index and caches; derived, never committed\n*\n")
 
 
 _FTS5: bool | None = None

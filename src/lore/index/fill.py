@@ -2,7 +2,8 @@
 
 `fill_index` runs inside one transaction on a connection to a file or to memory: a
 full rebuild (notes, then the FTS5 table built in one pass), an update from `git
-diff` of the indexed commit and HEAD (or from file signatures without git), and
+diff` of the indexed commit and the reviewed branch's tip (or from file signatures
+without git), and
 always the statuses, taxonomy aliases and settings that recall reads from `meta`.
 """
 
@@ -55,7 +56,7 @@ def fill_index(
     changed. On any error the transaction is rolled back and the error raised: the
     index is as it was.
     """
-    snapshot = take_snapshot(root)
+    snapshot = take_snapshot(root, settle=True)
     meta = read_meta(conn)
     shown = None
     if progress is None and BUILD_PROGRESS is not None:
@@ -78,6 +79,7 @@ def fill_index(
             {
                 "kind": snapshot.kind,
                 "version": snapshot.version,
+                "branch": snapshot.branch.label if snapshot.branch else "",
                 "status_date": today,
                 "built_at": str(int(time.time())),
             },

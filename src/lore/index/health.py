@@ -20,8 +20,9 @@ Python 3.11+ gives SQLite's error code; 3.10 only its message, which these codes
 messages are matched on.
 
 What is checked when (docs/index.md, "Damage"): every open checks the header, the
-schema version and that every table is there (`schema_matches`, well under a
-millisecond); damage inside a table shows as an error when a command reads the
+schema version and that the schema holds exactly lore's objects (`schema_matches`,
+well under a millisecond: a missing table, or a trigger or view lore did not create,
+is damage); damage inside a table shows as an error when a command reads the
 damaged page; `lore index --check` and `lore doctor` run SQLite's and FTS5's full
 integrity checks (`integrity_problems`), which read every page.
 """
@@ -32,7 +33,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from lore.index.schema import APPLICATION_ID, SCHEMA_VERSION, missing_tables
+from lore.index.schema import APPLICATION_ID, SCHEMA_VERSION, foreign_objects, missing_tables
 from lore.record import Record
 
 DAMAGED = "damaged"
@@ -122,8 +123,14 @@ def disk_full(folder: Path) -> bool:
 
 
 def file_problem(path: Path) -> str | None:
-    """Why whatever sits at `path` cannot be opened as a database file, or None."""
+    """Why whatever sits at `path` cannot be opened as a database file, or None.
+
+    A symbolic link is never followed: lore's index is a file lore made, in a folder
+    no commit reaches, so a link there points at a file lore did not make.
+    """
     try:
+        if path.is_symlink():
+            return "it is a symbolic link, which lore never follows"
         if not path.exists():
             return None
         if path.is_dir():
@@ -247,19 +254,58 @@ def inspect_index(path: Path) -> IndexHealth:
         conn.close()
 
 
+def foreign_problem(foreign: list[str]) -> str:
+    shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
+    return f"it holds schema objects lore did not create ({shown})"
+
+
 def _state_of(exc: BaseException) -> str:
     return "damaged" if classify(exc) == DAMAGED else "unreadable"
 
 
-def connect_existing(path: Path, *, timeout: float = 10.0) -> sqlite3.Connection:
-    """A connection to the database file at `path`, which must exist: never creates one.
+def connect_existing(
+    path: Path, *, timeout: float = 10.0, read_only: bool = False
+) -> sqlite3.Connection:
+    """A hardened connection to the database file at `path`, which must exist: never
+    creates one.
 
     Read and write where the file allows it, read-only where it does not (SQLite's
-    own fallback). Only the index build creates the file, under the index lock.
+    own fallback), or read-only when asked. Only the index build creates the file,
+    under the index lock.
     """
-    return sqlite3.connect(
-        f"{path.absolute().as_uri()}?mode=rw", uri=True, isolation_level=None, timeout=timeout
+    mode = "ro" if read_only else "rw"
+    conn = sqlite3.connect(
+        f"{path.absolute().as_uri()}?mode={mode}", uri=True, isolation_level=None, timeout=timeout
     )
+    return harden(conn)
+
+
+def harden(conn: sqlite3.Connection) -> sqlite3.Connection:
+    """What every connection to an index on disk gets before it reads a page.
+
+    `trusted_schema = OFF`: SQL functions with side effects and virtual tables other
+    than the ones the schema itself names may not be used by a view or trigger in the
+    file. Defensive mode (Python 3.12+ exposes it; older Pythons skip it) forbids the
+    statements that can corrupt a database on purpose (`writable_schema`, writes to
+    shadow tables). Together with `schema_matches` refusing any object lore did not
+    create, a file lore did not write cannot run anything when it is read.
+    """
+    conn.execute("PRAGMA trusted_schema = OFF")
+    setconfig = getattr(conn, "setconfig", None)
+    defensive = getattr(sqlite3, "SQLITE_DBCONFIG_DEFENSIVE", None)
+    if setconfig is not None and defensive is not None:
+        setconfig(defensive, True)
+    return conn
+
+
+def is_hardened(conn: sqlite3.Connection) -> bool:
+    """Whether `harden` has been applied (for tests and `lore doctor`)."""
+    trusted = conn.execute("PRAGMA trusted_schema").fetchone()
+    getconfig = getattr(conn, "getconfig", None)
+    defensive = getattr(sqlite3, "SQLITE_DBCONFIG_DEFENSIVE", None)
+    if getconfig is not None and defensive is not None and not getconfig(defensive):
+        return False
+    return trusted is not None and trusted[0] == 0
 
 
 def _inspect(path: Path, conn: sqlite3.Connection) -> IndexHealth:
@@ -271,6 +317,9 @@ def _inspect(path: Path, conn: sqlite3.Connection) -> IndexHealth:
         )
     if version != SCHEMA_VERSION:
         return IndexHealth(path, "old", [f"schema version {version}, lore uses {SCHEMA_VERSION}"])
+    foreign = foreign_objects(conn)
+    if foreign:
+        return IndexHealth(path, "damaged", [foreign_problem(foreign)])
     problems = integrity_problems(conn)
     if problems:
         return IndexHealth(path, "damaged", problems)

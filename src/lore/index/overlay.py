@@ -6,7 +6,7 @@ never commits and brings the connection's view there: `apply_changes` applies `g
 diff` of the two commits (`snapshot.changed_notes`: only the notes that differ are
 parsed), `replace_files` does the same for notes read from the working tree, `hide`
 takes out the notes under review and `insert_note` puts notes in. Rolling back leaves
-the file as it was, so the index keeps serving recall for the checkout's HEAD.
+the file as it was, so the index keeps serving recall the reviewed branch's tip.
 `build_in_memory` builds the same tables in memory from a snapshot's files, for when
 the file cannot be used.
 """

@@ -108,6 +108,16 @@ def rowids_of_ids(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, int
     return found
 
 
+def numbered_ids(conn: sqlite3.Connection) -> list[tuple[str, int]]:
+    """(id, rowid) of the notes whose topic starts with a number (`adr-015-…`, `0015-…`):
+    the notes a "supersedes ADR 15" may mean."""
+    rows = conn.execute(
+        "SELECT id, rowid FROM notes WHERE id GLOB '*--[0-9]*' OR id GLOB '*--adr[0-9-]*' "
+        "OR id GLOB '*--ad-[0-9]*'"
+    )
+    return [(str(nid), int(rowid)) for nid, rowid in rows]
+
+
 def paths_of_ids(conn: sqlite3.Connection, ids: Iterable[str]) -> set[str]:
     """The paths of the notes with these ids."""
     found: set[str] = set()

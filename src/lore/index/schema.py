@@ -20,20 +20,29 @@ FTS_COLUMNS = ("title", "tags", "body", "files_touched")
 # "aliases": {alias: [names]}}, or null when the vault has no taxonomy.
 VOCABULARY_KEY = "vocabulary"
 
-# Every table a sound index has, FTS5's own shadow tables included: one dropped table
-# (by hand, or by damage that lost its schema row) makes the file unusable.
-TABLES = frozenset(
+# Every schema object a sound index has, FTS5's shadow tables and SQLite's own indexes
+# for UNIQUE and PRIMARY KEY included: one dropped table (by hand, or by damage that
+# lost its schema row) makes the file unusable, and anything else — a trigger, a view,
+# another table — was not made by lore, so the file is not trusted (rebuilt). A change
+# to SCHEMA changes this set (tests/test_index.py checks the two agree).
+OBJECTS = frozenset(
     {
-        "meta",
-        "notes",
-        "skipped",
-        "notes_fts",
-        "notes_fts_data",
-        "notes_fts_idx",
-        "notes_fts_docsize",
-        "notes_fts_config",
+        ("table", "meta"),
+        ("table", "notes"),
+        ("table", "skipped"),
+        ("table", "notes_fts"),
+        ("table", "notes_fts_data"),
+        ("table", "notes_fts_idx"),
+        ("table", "notes_fts_docsize"),
+        ("table", "notes_fts_config"),
+        ("index", "notes_path"),
+        ("index", "notes_filters"),
+        ("index", "sqlite_autoindex_meta_1"),
+        ("index", "sqlite_autoindex_notes_1"),
+        ("index", "sqlite_autoindex_skipped_1"),
     }
 )
+TABLES = frozenset(name for kind, name in OBJECTS if kind == "table")
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -125,7 +134,9 @@ def _is_virtual(conn: sqlite3.Connection, name: str) -> bool:
 
 
 def schema_matches(conn: sqlite3.Connection) -> bool:
-    """Ours, current and whole: application id, user version, a meta row and every table.
+    """Ours, current and whole: application id, user version, a meta row, and exactly
+    the schema objects lore creates (`OBJECTS`: every table, and no trigger, view or
+    other object).
 
     Cheap enough for every open (a few small reads of pages SQLite reads anyway); it
     cannot see damage inside a table, which shows as an error when that page is read.
@@ -134,12 +145,31 @@ def schema_matches(conn: sqlite3.Connection) -> bool:
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     if app_id != APPLICATION_ID or version != SCHEMA_VERSION:
         return False
-    return not missing_tables(conn) and _schema_row(conn)
+    return schema_objects(conn) == OBJECTS and _schema_row(conn)
+
+
+def schema_objects(conn: sqlite3.Connection) -> frozenset[tuple[str, str]]:
+    """(type, name) of every object in the file's schema: one read of `sqlite_master`."""
+    return frozenset(conn.execute("SELECT type, name FROM sqlite_master").fetchall())
 
 
 def missing_tables(conn: sqlite3.Connection) -> list[str]:
-    names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    names = {name for kind, name in schema_objects(conn) if kind == "table"}
     return sorted(TABLES - names)
+
+
+def foreign_objects(conn: sqlite3.Connection) -> list[str]:
+    """Schema objects lore did not create (`trigger notes_au`, `view v`), sorted.
+
+    Names come from a file lore did not write, so they are shown with anything but
+    letters, digits, `_`, `.` and `-` replaced, and cut to 60 characters.
+    """
+    return sorted(f"{_shown(kind)} {_shown(name)}" for kind, name in schema_objects(conn) - OBJECTS)
+
+
+def _shown(name: object) -> str:
+    text = str(name)[:60]
+    return "".join(c if c.isascii() and (c.isalnum() or c in "_.-") else "?" for c in text)
 
 
 def _schema_row(conn: sqlite3.Connection) -> bool:

@@ -1,4 +1,5 @@
-"""What `lore index` reports: the index's state, its notes, and what is not served."""
+"""What `lore index` reports: the index's state, the branch and commit it serves, its notes,
+and what is not served."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ class IndexReport:
     skipped: list[tuple[str, str]] = field(default_factory=list)
     uncommitted: list[str] = field(default_factory=list)
     settings_problem: str = ""
+    branch: str = ""  # the reviewed branch served (`origin/main`), "" without git
 
     def to_json(self) -> dict[str, Any]:
         return versioned(
@@ -38,6 +40,7 @@ class IndexReport:
                 "action": self.state.action,
                 "source": self.state.kind,
                 "commit": self.state.version if self.state.kind == "git" else None,
+                "branch": (self.branch or None) if self.state.kind == "git" else None,
                 "notes": self.state.notes,
                 "active": self.active,
                 "inactive": self.inactive,
@@ -78,6 +81,7 @@ def index_report(root: Path, conn: sqlite3.Connection, state: IndexState) -> Ind
         skipped=[(p, m) for p, m in skipped],
         uncommitted=uncommitted_notes(root) if state.kind == "git" else [],
         settings_problem=meta.get("settings_problem", ""),
+        branch=meta.get("branch", ""),
     )
 
 

@@ -1,11 +1,18 @@
 """The agents lore connects to, in one table, and the command agents are told to run.
 
 `AGENTS` holds one `Agent` per coding agent: its name on the command line, its
-display name, the hook event names it uses for lore's two events (None: the agent
-reads no context back from that event), the JSON shape of a hook's output, and where
+display name, the hook event names it uses for lore's three events (None: the agent
+reads no context back from that event), the JSON shapes of a hook's output, and where
 its configuration lives, at user level and in a repository (`--project`). The
 installer, `lore hook`, `lore install --help`, the docs test and the plugin test all
 read this table; docs/agents/NAME.md cites each agent's documentation.
+
+For the session-end nudge (`lore.integrations.nudge`) the table also says how the
+agent's end-of-turn hook makes it take one more turn (`continues`), which session
+start sources resume a history that still holds the digest (`kept_on`), after which
+start source the nudge rides on the digest (`nudge_on_start`: Claude Code's
+compaction), and the byte patterns of its transcript that count tool calls and file
+edits (`work`).
 
 A location is a path with `~` for the home folder, `{$VAR|default}` for a folder an
 environment variable moves, and no placeholder for a path relative to the repository.
@@ -24,13 +31,31 @@ import re
 from lore.paths import lore_home
 from lore.record import Record
 
-LORE_EVENTS = ("session-start", "prompt")
+LORE_EVENTS = ("session-start", "prompt", "session-end")
 
 # How a hook's output carries the context: {"hookSpecificOutput": {"hookEventName",
 # "additionalContext"}}, {"additional_context": …} or {"additionalContext": …}.
 NESTED = "hookSpecificOutput"
 SNAKE = "additional_context"
 CAMEL = "additionalContext"
+
+# How an end-of-turn hook makes the agent take one more turn with lore's text:
+# {"decision": "block", "reason": …}, {"decision": "deny", "reason": …} or
+# {"followup_message": …}.
+BLOCK = "block"
+DENY = "deny"
+FOLLOWUP = "followup_message"
+
+
+class WorkMarkers(Record):
+    """Byte patterns of an agent's transcript: one per tool call, one per file edit."""
+
+    __slots__ = ("edits", "tool_calls")
+
+    def __init__(self, tool_calls: tuple[bytes, ...], edits: tuple[bytes, ...]) -> None:
+        self.tool_calls = tool_calls
+        self.edits = edits
+
 
 COMMAND_RECORD = "installs/command"  # under $LORE_HOME: the command `lore install` recorded
 _COMMAND = re.compile(r"^[\w./:\\~+@ -]{1,300}$")  # a command line, not text for an agent
@@ -39,7 +64,19 @@ _COMMAND = re.compile(r"^[\w./:\\~+@ -]{1,300}$")  # a command line, not text fo
 class Agent(Record):
     """One coding agent: its hook events and output shape, and where its files are."""
 
-    __slots__ = ("events", "name", "next_steps", "output", "project", "title", "user")
+    __slots__ = (
+        "continues",
+        "events",
+        "kept_on",
+        "name",
+        "next_steps",
+        "nudge_on_start",
+        "output",
+        "project",
+        "title",
+        "user",
+        "work",
+    )
 
     def __init__(
         self,
@@ -48,14 +85,22 @@ class Agent(Record):
         *,
         events: dict[str, str | None],
         output: str,
+        continues: str,
+        kept_on: tuple[str, ...],
+        work: WorkMarkers,
         user: dict[str, str],
         project: dict[str, str],
         next_steps: str,
+        nudge_on_start: tuple[str, ...] = (),
     ) -> None:
         self.name = name
         self.title = title
         self.events = events  # lore event -> the agent's hook event name (None: not read)
         self.output = output  # NESTED, SNAKE or CAMEL
+        self.continues = continues  # BLOCK, DENY or FOLLOWUP (the session-end output)
+        self.kept_on = kept_on  # session-start sources whose history still holds the digest
+        self.nudge_on_start = nudge_on_start  # session-start sources the nudge rides on
+        self.work = work  # what counts as a tool call and an edit in its transcript
         self.user = user  # "hooks", "mcp", "skills" -> location at user level
         self.project = project  # the same, relative to the repository
         self.next_steps = next_steps  # what to do after `lore install NAME`
@@ -75,8 +120,27 @@ AGENTS: dict[str, Agent] = {
         Agent(
             "claude-code",
             "Claude Code",
-            events={"session-start": "SessionStart", "prompt": "UserPromptSubmit"},
+            events={
+                "session-start": "SessionStart",
+                "prompt": "UserPromptSubmit",
+                "session-end": "Stop",
+            },
             output=NESTED,
+            continues=BLOCK,
+            kept_on=("resume",),
+            # PreCompact's output cannot reach the model; the SessionStart that follows a
+            # compaction (source "compact") can (docs/agents/claude-code.md).
+            nudge_on_start=("compact",),
+            # transcript JSONL: assistant content blocks {"type":"tool_use","name":"Edit"…}
+            work=WorkMarkers(
+                (b'"type":"tool_use"',),
+                (
+                    b'"name":"Edit"',
+                    b'"name":"Write"',
+                    b'"name":"MultiEdit"',
+                    b'"name":"NotebookEdit"',
+                ),
+            ),
             user={
                 "hooks": "{$CLAUDE_CONFIG_DIR|~/.claude}/settings.json",
                 "skills": "{$CLAUDE_CONFIG_DIR|~/.claude}/skills",
@@ -93,8 +157,23 @@ AGENTS: dict[str, Agent] = {
         Agent(
             "codex",
             "Codex CLI",
-            events={"session-start": "SessionStart", "prompt": "UserPromptSubmit"},
+            events={
+                "session-start": "SessionStart",
+                "prompt": "UserPromptSubmit",
+                "session-end": "Stop",
+            },
             output=NESTED,
+            continues=BLOCK,
+            kept_on=("resume",),
+            # rollout JSONL: response items {"type":"function_call"…}, apply_patch for edits
+            work=WorkMarkers(
+                (
+                    b'"type":"function_call"',
+                    b'"type":"custom_tool_call"',
+                    b'"type":"local_shell_call"',
+                ),
+                (b'"name":"apply_patch"',),
+            ),
             user={
                 "hooks": "{$CODEX_HOME|~/.codex}/hooks.json",
                 "mcp": "{$CODEX_HOME|~/.codex}/config.toml",
@@ -111,8 +190,11 @@ AGENTS: dict[str, Agent] = {
             "cursor",
             "Cursor",
             # beforeSubmitPrompt can only allow or block a prompt, not add context.
-            events={"session-start": "sessionStart", "prompt": None},
+            events={"session-start": "sessionStart", "prompt": None, "session-end": "stop"},
             output=SNAKE,
+            continues=FOLLOWUP,
+            kept_on=(),  # its sessionStart payload has no source
+            work=WorkMarkers((), ()),  # its transcript format is not documented: size and turns
             user={
                 "hooks": "~/.cursor/hooks.json",
                 "mcp": "~/.cursor/mcp.json",
@@ -129,9 +211,20 @@ AGENTS: dict[str, Agent] = {
         Agent(
             "copilot-cli",
             "GitHub Copilot CLI",
-            # userPromptSubmitted output is not read.
-            events={"session-start": "sessionStart", "prompt": None},
+            # userPromptSubmitted output is read since Copilot CLI 1.0.65 (its changelog).
+            events={
+                "session-start": "sessionStart",
+                "prompt": "userPromptSubmitted",
+                "session-end": "agentStop",
+            },
             output=CAMEL,
+            continues=BLOCK,
+            kept_on=("resume",),
+            # events.jsonl: {"type":"tool.execution_start","data":{"toolName":"edit"…}}
+            work=WorkMarkers(
+                (b'"type":"tool.execution_start"',),
+                (b'"toolName":"edit"', b'"toolName":"create"'),
+            ),
             user={
                 "hooks": "{$COPILOT_HOME|~/.copilot}/hooks/lore.json",
                 "mcp": "{$COPILOT_HOME|~/.copilot}/mcp-config.json",
@@ -147,8 +240,19 @@ AGENTS: dict[str, Agent] = {
         Agent(
             "gemini-cli",
             "Gemini CLI",
-            events={"session-start": "SessionStart", "prompt": "BeforeAgent"},
+            events={
+                "session-start": "SessionStart",
+                "prompt": "BeforeAgent",
+                "session-end": "AfterAgent",
+            },
             output=NESTED,
+            continues=DENY,
+            kept_on=("resume",),
+            # chat JSONL: message records with toolCalls [{"name":"replace"…,"status":…}]
+            work=WorkMarkers(
+                (b'"status":"success"', b'"status":"error"'),
+                (b'"name":"replace"', b'"name":"write_file"'),
+            ),
             user={
                 "hooks": "~/.gemini/settings.json",
                 "mcp": "~/.gemini/settings.json",

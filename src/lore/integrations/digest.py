@@ -12,6 +12,11 @@ Layout (see docs/agents/index.md for an example):
    whole digest) runs out, a line per vault saying how many notes did not fit, by
    type, and how to recall them.
 
+The budget is shared fairly between types (`fair_share`): each type gets an equal
+part of the room left; a type that needs less than its part gives the rest to the
+others, and what is left over at the end goes to the types in order. So thirty
+conventions cannot crowd every gotcha out of the digest.
+
 Everything taken from a note or the config passes through the shared sanitizer and
 loses `<` and `>` (`envelope.fenced`). The same vault commit, repository and settings
 give the same bytes: nothing here reads the clock, the session or a random source.
@@ -45,7 +50,7 @@ if TYPE_CHECKING:
 
 TYPE_ORDER = ("convention", "decision", "gotcha", "runbook", "incident", "reference", "howto")
 FOOTER_RESERVE = 420  # room kept for the "did not fit" line of each vault
-FORMAT = 2  # bump when the digest's text changes, so cached digests are not reused
+FORMAT = 3  # bump when the digest's text changes, so cached digests are not reused
 CACHE_DIR = "digests"
 CACHE_KEEP = 64
 
@@ -60,10 +65,13 @@ Read a note in full with `{command} show ID`; search every note with `{command} 
 """
 
 _ORDER_SQL = " ".join(f"WHEN '{name}' THEN {rank}" for rank, name in enumerate(TYPE_ORDER))
-_ROWS_SQL = (
-    "SELECT id, title, type, confidence, date, author FROM notes WHERE active = 1 AND {where} "
+_ROWS_SQL = (  # the newest `?` notes of each type, in digest order
+    "SELECT id, title, type, confidence, date, author FROM ("
+    "SELECT id, title, type, confidence, date, author, row_number() OVER ("
+    "PARTITION BY type ORDER BY substr(id, -10) DESC, id) AS place "
+    "FROM notes WHERE active = 1 AND {where}) WHERE ? < 0 OR place <= ? "
     f"ORDER BY CASE type {_ORDER_SQL} ELSE {len(TYPE_ORDER)} END, type, "
-    "substr(id, -10) DESC, id LIMIT ?"
+    "substr(id, -10) DESC, id"
 )
 _COUNT_SQL = "SELECT type, count(*) FROM notes WHERE active = 1 AND {where} GROUP BY type"
 MIN_LINE_CHARS = 40  # no note line is shorter, so a budget never needs more rows than this allows
@@ -85,10 +93,11 @@ def _where(repo: str | None) -> tuple[str, tuple[str, ...]]:
     return "repo = '[]'", ()
 
 
-def note_rows(conn: sqlite3.Connection, repo: str | None, limit: int = -1) -> list[Row]:
-    """Active notes for `repo` and the whole org, in digest order (the first `limit`)."""
+def note_rows(conn: sqlite3.Connection, repo: str | None, per_type: int = -1) -> list[Row]:
+    """Active notes for `repo` and the whole org, in digest order (the newest `per_type`
+    of each type; -1: all)."""
     where, params = _where(repo)
-    return conn.execute(_ROWS_SQL.format(where=where), (*params, limit)).fetchall()
+    return conn.execute(_ROWS_SQL.format(where=where), (*params, per_type, per_type)).fetchall()
 
 
 def note_counts(conn: sqlite3.Connection, repo: str | None) -> dict[str, int]:
@@ -103,6 +112,11 @@ def note_line(row: Row) -> str:
     if author:
         details += f", by {fenced(author, 40)}"
     return f"- {fenced(note_id, 130)} ({details}): {fenced(title, 160)}"
+
+
+def fingerprint(text: str) -> str:
+    """A short digest of a digest's text: what a session was given (session_state)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:24]
 
 
 def _nonce(sources: list[DigestSource], repo: str | None) -> str:
@@ -185,25 +199,62 @@ def build_digest(
 def _section(
     source: DigestSource, found: list[Row], nonce: str, room: int
 ) -> tuple[str, dict[str, int]]:
-    """The vault's envelope with as many note lines as fit in `room`, and how many per type."""
+    """The vault's envelope with the note lines that fit in `room`, and how many per type."""
     opening = open_marker(nonce, source.name, short_commit(source.view.version)) + "\n"
     closing = close_marker(nonce) + "\n"
-    lines = [opening]
-    used = len(opening) + len(closing)
-    shown: dict[str, int] = {}
-    current_type = None
+    groups: dict[str, list[str]] = {}
     for row in found:
-        kind = row[2]
-        line = note_line(row) + "\n"
-        header = f"## {fenced(kind, 40)}\n" if kind != current_type else ""
-        if used + len(header) + len(line) > room:
+        groups.setdefault(row[2], []).append(note_line(row) + "\n")
+    headers = {kind: f"## {fenced(kind, 40)}\n" for kind in groups}
+    chosen = fair_share(
+        [(headers[kind], lines) for kind, lines in groups.items()],
+        room - len(opening) - len(closing),
+    )
+    out = [opening]
+    shown: dict[str, int] = {}
+    for kind, count in zip(groups, chosen, strict=True):
+        if count:
+            out.append(headers[kind] + "".join(groups[kind][:count]))
+            shown[kind] = count
+    out.append(closing)
+    return "".join(out), shown
+
+
+def fair_share(groups: list[tuple[str, list[str]]], room: int) -> list[int]:
+    """How many lines of each (header, lines) group fit in `room` characters, shared fairly.
+
+    Groups that fit whole within an equal part of the room left are taken whole, until
+    none does; each other group then gets lines up to an equal part; what is left goes
+    to those groups in order. A group shows its header only with at least one line.
+    """
+    counts = [0] * len(groups)
+    whole = [len(header) + sum(map(len, lines)) for header, lines in groups]
+    pending = [i for i, (_, lines) in enumerate(groups) if lines]
+    left = max(0, room)
+    while pending:
+        share = left // len(pending)
+        fits = [i for i in pending if whole[i] <= share]
+        if not fits:
             break
-        lines.append(header + line)
-        used += len(header) + len(line)
-        shown[kind] = shown.get(kind, 0) + 1
-        current_type = kind
-    lines.append(closing)
-    return "".join(lines), shown
+        for i in fits:
+            counts[i] = len(groups[i][1])
+            left -= whole[i]
+        pending = [i for i in pending if i not in fits]
+    if not pending:
+        return counts
+    share = left // len(pending)
+    for limit in (share, None):  # an equal part each, then the rest in order
+        for i in pending:
+            header, lines = groups[i]
+            cap = left if limit is None else min(limit, left)
+            used = 0 if counts[i] else len(header)
+            spent = 0
+            while counts[i] < len(lines) and spent + used + len(lines[counts[i]]) <= cap:
+                spent += used + len(lines[counts[i]])
+                used = 0
+                counts[i] += 1
+            left -= spent
+    return counts
 
 
 def _footer(vault: str, repo: str | None, skipped: dict[str, int], command: str) -> str:

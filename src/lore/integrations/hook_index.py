@@ -16,7 +16,7 @@ import sqlite3
 from pathlib import Path
 
 from lore import clock
-from lore.index.health import DAMAGED, UNSURE, classify
+from lore.index.health import DAMAGED, UNSURE, classify, connect_existing
 from lore.index.schema import schema_matches
 from lore.paths import index_path
 from lore.record import Record
@@ -38,7 +38,7 @@ class IndexView(Record):
     def __init__(self, conn: sqlite3.Connection, meta: dict[str, str], stale: bool) -> None:
         self.conn = conn
         self.meta = meta
-        self.stale = stale  # HEAD moved, statuses are from another day, or not a git vault
+        self.stale = stale  # the reviewed branch moved, statuses are from another day, or no git
 
     @property
     def version(self) -> str:
@@ -66,10 +66,10 @@ class IndexView(Record):
 def open_view(root: Path) -> IndexView | None:
     """The vault's index if it is a usable index of ours, else None (nothing waits)."""
     path = index_path(root)
-    if not path.is_file():
+    if path.is_symlink() or not path.is_file():
         return None
     try:
-        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        conn = connect_existing(path, timeout=BUSY_TIMEOUT_S)
     except sqlite3.Error:
         return None
     try:

@@ -3,9 +3,14 @@
 `run_hook` reads the vault(s) and the current repository, starts the background
 work (a throttled `lore sync`, and an index refresh when the index is stale or
 unusable), and returns the agent-shaped output for `session-start` (the session
-digest) or `prompt` (prompt recall, opt-in). It never waits for the network or for
-an index build: it reads each index as it stands. A payload that is not a JSON object
-gets no answer. The CLI adapter turns any error into silence and exit 0.
+digest), `prompt` (prompt recall, opt-in) or `session-end` (the once-a-session nudge,
+`lore.integrations.nudge`). It never waits for the network or for an index build: it
+reads each index as it stands. A payload that is not a JSON object gets no answer. The
+CLI adapter turns any error into silence and exit 0.
+
+The session digest is given once per agent session: at a start whose source resumes a
+history that still holds it (the agents table's `kept_on`, e.g. `resume`), a session
+that already got the same digest gets nothing (`lore.integrations.session_state`).
 """
 
 from __future__ import annotations
@@ -14,16 +19,16 @@ import hashlib
 import sys
 from pathlib import Path
 
-from lore.integrations.digest import DigestSource, cached_digest
+from lore.integrations.agents import AGENTS
 from lore.integrations.events import (
     EVENTS,
+    HookEvent,
     decode_payload,
     parse_event,
     render_output,
     supports,
 )
 from lore.integrations.hook_index import IndexView, is_damage, open_view
-from lore.integrations.launcher import launch_once
 from lore.vault.settings import section_values
 from lore.vaults import VaultRef, hook_vaults
 
@@ -45,6 +50,8 @@ def run_hook(
     if payload is None:  # not the JSON object every agent sends: nothing to answer
         return None
     event = parse_event(agent, event_name, payload)
+    if event.event == "session-end":
+        return _session_end(event)
     refs = hook_vaults()
     if not refs:
         return None
@@ -65,7 +72,7 @@ def run_hook(
         if not views or not supports(event.agent, event.event):
             return None
         if event.event == "session-start":
-            context = _session_context(views, repo)
+            context = _session_start(event, views, repo)
         else:
             context = _prompt_context(views, event.prompt, repo)
     except Exception as exc:
@@ -79,13 +86,60 @@ def run_hook(
     return render_output(event.agent, event.event, context)
 
 
-def _session_context(views: list[tuple[VaultRef, IndexView]], repo: str | None) -> str:
+def _session_end(event: HookEvent) -> bytes | None:
+    """The nudge, at most once a session; every other end of turn is silent and cheap."""
+    if event.continued or not supports(event.agent, event.event):
+        return None
+    from lore.integrations.nudge import end_of_turn
+
+    opened: list[IndexView] = []
+
+    def served_view() -> IndexView | None:
+        refs = hook_vaults()
+        view = open_view(refs[0].root) if refs else None
+        if view is not None:
+            opened.append(view)
+        return view
+
+    try:
+        text = end_of_turn(event, served_view)
+    finally:
+        for view in opened:
+            view.close()
+    return render_output(event.agent, event.event, text)
+
+
+def _session_start(
+    event: HookEvent, views: list[tuple[VaultRef, IndexView]], repo: str | None
+) -> str:
+    """The digest (unless this session already has it), and the nudge after a compaction."""
+    from lore.integrations.digest import DigestSource, cached_digest, fingerprint
+    from lore.integrations.session_state import load_state, save_state
+
     first = views[0][1]
-    if not first.hooks()["session_start"]:
-        return ""
-    sources = [DigestSource(ref.name, view) for ref, view in views]
-    budget = section_values(first.settings(), "digest")["budget_chars"]
-    return cached_digest(sources, repo, budget)
+    digest = ""
+    if first.hooks()["session_start"]:
+        sources = [DigestSource(ref.name, view) for ref, view in views]
+        budget = section_values(first.settings(), "digest")["budget_chars"]
+        digest = cached_digest(sources, repo, budget)
+    state = load_state(event.agent, event.session_id)
+    if state is None:
+        return digest
+    known = AGENTS[event.agent]
+    kept = fingerprint(digest) if digest else ""
+    context = digest
+    if kept and event.source in known.kept_on and state.digest == kept:
+        context = ""  # the resumed history holds this very digest
+    nudge = ""
+    if event.source in known.nudge_on_start:
+        from lore.integrations.nudge import after_compaction
+
+        nudge = after_compaction(state, first)
+        context = f"{context}\n{nudge}" if context else nudge
+    if nudge or (kept and kept != state.digest):
+        state.digest = kept or state.digest
+        save_state(state)
+    return context
 
 
 def _prompt_context(views: list[tuple[VaultRef, IndexView]], prompt: str, repo: str | None) -> str:
@@ -96,6 +150,14 @@ def _prompt_context(views: list[tuple[VaultRef, IndexView]], prompt: str, repo: 
         if context:
             return context
     return ""
+
+
+def launch_once(name: str, argv: list[str], *, interval_s: float, timeout_s: float) -> bool:
+    """`lore.integrations.launcher.launch_once`, imported when a job is started (it brings
+    `subprocess`, which the session-end hook does not need)."""
+    from lore.integrations.launcher import launch_once as start
+
+    return start(name, argv, interval_s=interval_s, timeout_s=timeout_s)
 
 
 def _refresh_index(root: Path, *, rebuild: bool = False) -> None:

@@ -38,14 +38,15 @@ def _parsed_meta(aliases: str, settings: str) -> tuple[AliasIndex, dict[str, Any
     return AliasIndex(json.loads(aliases)), json.loads(settings)
 
 
-def _meta(conn: sqlite3.Connection) -> tuple[AliasIndex, dict[str, Any], str]:
+def _meta(conn: sqlite3.Connection) -> tuple[AliasIndex, dict[str, Any], str, str]:
     meta = dict(
         conn.execute(
-            "SELECT key, value FROM meta WHERE key IN ('aliases', 'recall_settings', 'version')"
+            "SELECT key, value FROM meta "
+            "WHERE key IN ('aliases', 'recall_settings', 'version', 'branch')"
         ).fetchall()
     )
     aliases, settings = _parsed_meta(meta.get("aliases") or "{}", meta["recall_settings"])
-    return aliases, settings, meta.get("version", "")
+    return aliases, settings, meta.get("version", ""), meta.get("branch", "")
 
 
 def query_terms(conn: sqlite3.Connection, query: str) -> list[Term]:
@@ -61,7 +62,7 @@ def recall_in_index(
     statistics: Statistics | None = None,
 ) -> RecallResult:
     """Recall from an open index; `statistics` (several vaults' together) sets the idf."""
-    aliases, settings, version = _meta(conn)
+    aliases, settings, version, branch = _meta(conn)
     plan = build_query(request.query, aliases)
     result = RecallResult(
         query=request.query,
@@ -70,6 +71,7 @@ def recall_in_index(
         plan=plan,
         repo=request.repo,
         vault_version=version,
+        vault_branch=branch,
     )
     if plan.empty or request.limit <= 0:
         return result

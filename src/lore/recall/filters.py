@@ -19,6 +19,8 @@ from lore.errors import UsageError
 from lore.index.schema import VOCABULARY_KEY
 from lore.record import Record
 
+SHOWN = 12  # the most known names an error lists
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
@@ -132,17 +134,37 @@ def _tag_known(tag: str, tags: frozenset[str]) -> bool:
 def _unknown(
     problem: str, plural: str, names: frozenset[str], known: Vocabulary, name: str
 ) -> UsageError:
-    """The error for an unknown name: every known value, and a suggestion from the
-    aliases or the spelling (off the usual path, so `difflib` is imported only here)."""
+    """The error for an unknown name: the known values (at most `SHOWN` of them), and a
+    suggestion from the aliases or the spelling (off the usual path, so `difflib` is
+    imported only here)."""
     import difflib
 
     suggestion = [n for n in known.aliases.get(name, []) if n in names]
     if not suggestion:
         suggestion = difflib.get_close_matches(name, sorted(names), n=1, cutoff=0.6)
     hint = f" Did you mean {suggestion[0]}?" if suggestion else ""
+    if plural == "tags":  # every tag of a taxonomy is a wall of text: those of one dimension
+        plural, names = _tags_shown(name, suggestion[0] if suggestion else None, names)
+    shown = sorted(names)
+    listed = ", ".join(shown[:SHOWN])
+    if len(shown) > SHOWN:
+        listed += f" and {len(shown) - SHOWN} more: `lore taxonomy` lists them"
     flag = problem.split(" ", 1)[0]
     leave_out = "--repo '' for no repository boost" if flag == "--repo" else f"leave {flag} out"
     return UsageError(
-        f"{problem} in the vault's taxonomy (known {plural}: {', '.join(sorted(names))}).{hint}",
+        f"{problem} in the vault's taxonomy (known {plural}: {listed}).{hint}",
         fix=f"Use one of those, or {leave_out}.",
     )
+
+
+def _tags_shown(
+    tag: str, suggestion: str | None, tags: frozenset[str]
+) -> tuple[str, frozenset[str]]:
+    """What an unknown tag's error lists: the tags of its dimension (or of the suggested
+    tag's), or the dimensions when neither names one."""
+    dimensions = frozenset(name.split("/", 1)[0] for name in tags if "/" in name)
+    for guess in (tag, suggestion or ""):
+        dimension = guess.split("/", 1)[0] if "/" in guess else ""
+        if dimension in dimensions:
+            return f"{dimension} tags", frozenset(n for n in tags if n.startswith(dimension + "/"))
+    return ("dimensions", dimensions) if dimensions else ("tags", tags)

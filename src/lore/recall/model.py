@@ -168,7 +168,16 @@ class Hit(Record):
 
 
 class RecallResult(Record):
-    __slots__ = ("engine", "hits", "notices", "plan", "query", "repo", "vault_version")
+    __slots__ = (
+        "engine",
+        "hits",
+        "notices",
+        "plan",
+        "query",
+        "repo",
+        "vault_branch",
+        "vault_version",
+    )
 
     def __init__(
         self,
@@ -179,6 +188,7 @@ class RecallResult(Record):
         repo: str | None,
         *,
         vault_version: str = "",
+        vault_branch: str = "",
         notices: list[str] | None = None,
     ) -> None:
         self.query = sanitize_field(query)  # echoed to people and agents
@@ -186,17 +196,19 @@ class RecallResult(Record):
         self.hits = hits
         self.plan = plan
         self.repo = repo
-        self.vault_version = vault_version
+        self.vault_version = vault_version  # the commit served
+        self.vault_branch = vault_branch  # the reviewed branch it is the tip of (`origin/main`)
         self.notices = [] if notices is None else notices
 
 
 class SearchedVault(Record):
-    __slots__ = ("commit", "name", "root")
+    __slots__ = ("branch", "commit", "name", "root")
 
-    def __init__(self, name: str, root: Path, commit: str | None) -> None:
+    def __init__(self, name: str, root: Path, commit: str | None, branch: str = "") -> None:
         self.name = name
         self.root = root
         self.commit = commit
+        self.branch = branch  # the reviewed branch served, `origin/main` ("" without git)
 
 
 class MultiResult(Record):
@@ -246,7 +258,12 @@ def recall_json(result: MultiResult, *, explain: bool = False) -> dict[str, Any]
         item["vault"] = sanitize_field(label)
         results.append(item)
     vaults = [
-        {"name": sanitize_field(v.name), "path": str(v.root), "commit": v.commit}
+        {
+            "name": sanitize_field(v.name),
+            "path": str(v.root),
+            "commit": v.commit,
+            "branch": sanitize_field(v.branch) or None,
+        }
         for v in result.vaults
     ]
     data: dict[str, Any] = {

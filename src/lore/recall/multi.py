@@ -87,7 +87,10 @@ def recall_many(
         labels=[name for _, name, _ in merged],
         plan=first.plan,
         repo=first.repo,
-        vaults=[SearchedVault(name, root, r.vault_version or None) for name, root, r in results],
+        vaults=[
+            SearchedVault(name, root, r.vault_version or None, r.vault_branch)
+            for name, root, r in results
+        ],
         notices=notices,
         statistics=statistics,
     )

@@ -54,11 +54,12 @@ def _phrase_count(tokens: list[str], phrase: list[str]) -> int:
 class ScannedVault(Record):
     """A vault's committed notes read from the files, with its aliases and settings."""
 
-    __slots__ = ("aliases", "docs", "notes", "settings", "version")
+    __slots__ = ("aliases", "branch", "docs", "notes", "settings", "version")
 
     def __init__(self, root: Path) -> None:
         snapshot = take_snapshot(root)
         self.version = snapshot.version
+        self.branch = snapshot.branch.label if snapshot.branch else ""
         self.notes: dict[str, Note] = {}
         for path, (_, raw) in sorted(
             read_notes(root, snapshot, list_notes(root, snapshot)).items()
@@ -104,7 +105,13 @@ class ScannedVault(Record):
     def recall(self, request: RecallRequest, statistics: Statistics | None = None) -> RecallResult:
         plan = self.plan(request.query)
         result = RecallResult(
-            request.query, "scan", [], plan, request.repo, vault_version=self.version
+            request.query,
+            "scan",
+            [],
+            plan,
+            request.repo,
+            vault_version=self.version,
+            vault_branch=self.branch,
         )
         if plan.empty or not self.notes:
             return result

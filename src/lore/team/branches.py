@@ -1,10 +1,10 @@
 """Proposal branches: what `lore remember` and the change sets of the gardener and drift share.
 
 A proposal is a branch `lore/<name>` cut from the remote's default branch, committed in
-a worktree of its own under `<vault>/.lore/proposals/<name>/` (the user's checkout is
-never touched), with its metadata beside it (`<name>.json`: the base branch and the
-command that resumes it). `publish_branch` pushes the branch and opens the pull
-request; when either fails, the branch, the worktree and the metadata stay and
+a worktree of its own in the vault's state folder, `<git dir>/lore/proposals/<name>/`
+(the user's checkout is never touched), with its metadata beside it (`<name>.json`: the
+base branch and the command that resumes it). `publish_branch` pushes the branch and
+opens the pull request; when either fails, the branch, the worktree and the metadata stay and
 `ProposalError` says where the work is kept and which command finishes it. Once the
 remote holds the branch, `cleanup` removes the local copies.
 
@@ -101,7 +101,8 @@ def _meta_path(root: Path, name: str) -> Path:
 
 
 def write_meta(root: Path, name: str, data: dict[str, Any]) -> None:
-    """Record a proposal (`.lore/proposals/<name>.json`): its base, and how to resume it."""
+    """Record a proposal (`proposals/<name>.json` in the state folder): its base, and how
+    to resume it."""
     write_atomic(_meta_path(root, name), json.dumps(data, indent=2).encode("utf-8"))
 
 

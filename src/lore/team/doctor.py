@@ -3,7 +3,9 @@
 Each check is a line with a verdict (ok, a problem with its fix, or plain
 information). Only the GitHub CLI's sign-in check uses the network, and it can be
 skipped. Run inside a vault (or with --vault), it also checks the gh-lore commit the
-vault's workflows run: a reference left unresolved would block every pull request.
+vault's workflows run: a reference left unresolved would block every pull request. For
+the vault in use it says which branch and commit agents are served, and warns when the
+checkout is on another branch or the reviewed branch tracks `.lore/`.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import platform
+import re
 import sqlite3
 import sys
 from dataclasses import dataclass, field
@@ -22,7 +25,7 @@ from lore.config import load_config
 from lore.errors import LoreError
 from lore.index.health import disk_full, inspect_index
 from lore.index.schema import fts5_available
-from lore.paths import config_path, index_path, log_dir, lore_home
+from lore.paths import config_path, index_path, log_dir, lore_home, state_dir
 from lore.team.curator_pin import pin_lines, vault_workflows
 from lore.team.vault_state import VaultState, vault_states
 from lore.vault import gh, git
@@ -54,7 +57,12 @@ class DoctorReport:
         found = [
             f"{c.name}: {c.value}. {c.fix or ''}".strip() for c in self.checks if c.ok is False
         ]
-        found += [f"vault {v.name}: {v.problem}." for v in self.vaults if v.problem]
+        checked = self.paths.get("vault")  # its served-branch checks are above
+        found += [
+            f"vault {v.name}: {v.problem}."
+            for v in self.vaults
+            if v.problem and not (checked and Path(v.path) == Path(checked) and v.exists)
+        ]
         return found
 
     def to_json(self) -> dict[str, Any]:
@@ -104,6 +112,54 @@ def index_check(root: Path) -> Check:
     if health.state == "old":
         return Check("index", "from an older lore (the next recall rebuilds it)", None)
     return Check("index", f"sound ({health.notes} notes)", True)
+
+
+def served_checks(root: Path) -> list[Check]:
+    """What agents are served from this vault, and what about the checkout needs fixing.
+
+    The reviewed branch and its commit (information; from the ref files, as recall reads
+    them), a problem when the checkout is on another branch, and a problem when the
+    reviewed branch tracks `.lore` (an older lore's folder, inert now).
+    """
+    from lore.vault.local_state import tracked_old_state, untrack_advice
+    from lore.vault.snapshot import UNSETTLED, served_branch
+
+    served = served_branch(root)
+    if served is None:
+        return [Check("served", "the note files (the vault is not a git work tree)", None)]
+    commit = served.commit.removeprefix(UNSETTLED)
+    how = {
+        "remote": "the remote's copy of the reviewed branch, as last fetched",
+        "local": f"no {git.REMOTE} copy of it: the local branch",
+        "head": "no main, master or configured branch: the checkout's HEAD",
+    }[served.source]
+    checks = [Check("served", f"{served.label} at {commit[:12] or 'no commit'} ({how})", None)]
+    tracked = tracked_old_state(root, commit)
+    if tracked:
+        listed = ", ".join(tracked[:3]) + (
+            f" and {len(tracked) - 3} more" if len(tracked) > 3 else ""
+        )
+        checks.append(
+            Check(
+                "old state",
+                f"the reviewed branch {served.label} tracks .lore/ ({listed}); lore never "
+                "opens or writes it",
+                False,
+                untrack_advice(root, served.label),
+            )
+        )
+    current = git.current_branch(root)
+    if served.source != "head" and current != served.branch:
+        where = f"on {current}" if current else "on no branch (HEAD is detached)"
+        checks.append(
+            Check(
+                "checkout",
+                f"{where}, not {served.branch}: agents are served {served.label} all the same",
+                False,
+                f"When you are done there: `git -C {root} switch {served.branch}`.",
+            )
+        )
+    return checks
 
 
 def _unwritable(folder: Path) -> str:
@@ -157,6 +213,33 @@ def curator_pin_check(root: Path) -> Check:
     return Check("curator pin", f"{commits[0]} ({', '.join(line.where for line in lines)})")
 
 
+_PULL_REQUEST = re.compile(r"^\s*(?:-\s*)?pull_request\s*:?\s*(?:#.*)?$", re.MULTILINE)
+_WORKFLOW_RUN = re.compile(r"^\s*workflow_run\s*:", re.MULTILINE)
+_REVIEWS_A_PULL_REQUEST = re.compile(r"lore curate\b[^\n]*--base")
+
+
+def curator_trigger_check(root: Path) -> Check | None:
+    """Whether the vault still runs the curator a pull request can edit (before the trusted
+    curator): `lore curate` on `pull_request`, or the `workflow_run` comment workflow."""
+    old = [
+        path
+        for path, text in vault_workflows(root).items()
+        if (_REVIEWS_A_PULL_REQUEST.search(text) and _PULL_REQUEST.search(text))
+        or ("lore curator" in text and _WORKFLOW_RUN.search(text))
+    ]
+    if not old:
+        return None
+    return Check(
+        "curator trigger",
+        f"{', '.join(old)} still run(s) the curator on pull_request or its comment on "
+        "workflow_run, so a pull request can edit its own check",
+        False,
+        "Replace lore-curator.yml with the template's (it runs on pull_request_target, "
+        "from the base branch) and delete lore-comment.yml: docs/curator.md, "
+        '"Upgrading an existing vault".',
+    )
+
+
 def diagnose(*, vault_flag: str | None = None, network: bool = True) -> DoctorReport:
     report = DoctorReport(version=__version__)
     checks = report.checks
@@ -190,15 +273,21 @@ def diagnose(*, vault_flag: str | None = None, network: bool = True) -> DoctorRe
     try:
         location = one_vault(vault_flag)
         report.paths["vault"] = str(location.root)
+        report.paths["state"] = str(state_dir(location.root))
         report.paths["index"] = str(index_path(location.root))
         checks.append(Check("vault", f"{location.name} at {location.root} (from {location.how})"))
         checks.append(index_check(location.root))
+        checks.extend(served_checks(location.root))
     except LoreError as exc:
         report.paths["vault"] = None
         checks.append(Check("vault", exc.message, False, exc.fix))
     with contextlib.suppress(LoreError):  # no vault at all: reported above
         # The vault doctor runs in, when it runs in one; else the vault above.
-        checks.append(curator_pin_check(one_vault(vault_flag, here=Path.cwd()).root))
+        here = one_vault(vault_flag, here=Path.cwd()).root
+        checks.append(curator_pin_check(here))
+        trigger = curator_trigger_check(here)
+        if trigger is not None:
+            checks.append(trigger)
 
     version = _git_version()
     checks.append(

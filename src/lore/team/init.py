@@ -7,7 +7,7 @@ with `gh repo create`, adds the `lore` and `agent-authored` labels, pushes `main
 and prints — or with `protect`, applies through `gh api` — the branch protection a
 vault needs. The curator and gardener workflows are pinned to the gh-lore commit
 `--curator` names or the one this lore was installed from (`lore.team.curator_pin`);
-otherwise the result names the two lines to edit, and `protect` is refused, since a
+otherwise the result names the lines to edit, and `protect` is refused, since a
 required check that can never start would block every pull request.
 """
 
@@ -39,6 +39,11 @@ from lore.versioned import versioned
 
 CODEOWNERS = ".github/CODEOWNERS"
 CHECK_NAME = "curate"  # the curator workflow's job, as GitHub names the check
+# The expected source of that check: the GitHub Actions app. Any job of any workflow can
+# be named `curate`, so the source cannot tell the trusted one from a pull request's own;
+# what it rules out is a commit status of that name set through the API
+# (https://docs.github.com/en/rest/branches/branch-protection#update-status-check-protection).
+GITHUB_ACTIONS_APP_ID = 15368
 DESCRIPTION = "Our team's reviewed memory for AI coding agents (managed with lore)"
 
 
@@ -90,10 +95,11 @@ def vault_files(
         handles = " ".join(
             handle if handle.startswith("@") else f"@{handle}" for handle in reviewers.split()
         )
-        files[CODEOWNERS] = owners.replace("* @OWNER/TEAM", f"* {handles}").encode("utf-8")
+        files[CODEOWNERS] = owners.replace("@OWNER/TEAM", handles).encode("utf-8")
     elif "@OWNER/TEAM" in owners:
         to_edit.append(
-            f"{CODEOWNERS}: replace @OWNER/TEAM with the team or people who review notes "
+            f"{CODEOWNERS}: replace @OWNER/TEAM with the team or people who review notes, "
+            "and on the policy lines with who may change how the vault is reviewed "
             "(or pass --reviewers)."
         )
     to_edit.append("_taxonomy.md: list your repositories under `## Repos` and adjust the tags.")
@@ -104,6 +110,7 @@ def _refuse_protection(detection: Detection) -> UsageError:
     """--protect with no curator commit: the required check could never start."""
     _, to_edit = vault_files(None, None)
     lines = [line.split(": ", 1)[0] for line in to_edit if line.startswith(".github/workflows/")]
+    lines = list(dict.fromkeys(lines))
     why = "; ".join(detection.reasons) or "no commit was given"
     return UsageError(
         f"--protect would require the '{CHECK_NAME}' check on main, but lore cannot tell "
@@ -117,11 +124,15 @@ def _refuse_protection(detection: Detection) -> UsageError:
 
 def protection_payload() -> dict[str, Any]:
     return {
-        "required_status_checks": {"strict": False, "contexts": [CHECK_NAME]},
+        "required_status_checks": {
+            "strict": False,
+            "checks": [{"context": CHECK_NAME, "app_id": GITHUB_ACTIONS_APP_ID}],
+        },
         "enforce_admins": False,
         "required_pull_request_reviews": {
             "dismiss_stale_reviews": True,
             "require_code_owner_reviews": True,
+            "require_last_push_approval": True,
             "required_approving_review_count": 1,
         },
         "restrictions": None,
@@ -135,7 +146,8 @@ def recommended_settings(full_name: str) -> list[str]:
         f"Protect main in https://github.com/{full_name}/settings/branches:",
         "require a pull request with 1 approval and review from Code Owners,",
         "dismiss stale approvals when new commits are pushed,",
-        f"require the status check '{CHECK_NAME}' (the lore curator),",
+        "require approval of the most recent reviewable push,",
+        f"require the status check '{CHECK_NAME}' (the lore curator) from GitHub Actions,",
         "do not allow force pushes or deletions.",
     ]
 

@@ -1,9 +1,9 @@
 """Proposals: a note becomes a branch, a commit, a push and a pull request (`lore remember`).
 
 `start_proposal` fills in the author and a unique id, creates the branch
-`lore/<id>` from the remote's default branch in a worktree of its own under
-`<vault>/.lore/proposals/<id>/` (the user's checkout is never touched; only the
-note's own file is checked out there), and runs the curator's rules on the draft
+`lore/<id>` from the remote's default branch in a worktree of its own in the
+vault's state folder (`<git dir>/lore/proposals/<id>/`; the user's checkout is never
+touched; only the note's own file is checked out there), and runs the curator's rules on the draft
 against that commit — the same registry CI runs, reading the vault through the index.
 A dry run stops there and creates no branch or worktree at all. The caller shows the
 result and asks; then `submit` writes and commits the note, pushes the branch and
@@ -35,7 +35,7 @@ from lore.note.ids import is_valid_id
 from lore.note.model import Note, is_github_handle
 from lore.note.parse import parse_note
 from lore.note.render import render_note
-from lore.paths import INDEX_DIR
+from lore.paths import state_dir
 from lore.team.branches import (
     BRANCH_PREFIX,
     REMOTE,
@@ -194,7 +194,7 @@ def start_proposal(
     author = data.author or author_lookup(root, github)
     note = build_note(data, author=author)
     notices: list[str] = []
-    lock = FileLock(root / INDEX_DIR / LOCK_FILE, timeout=LOCK_TIMEOUT)
+    lock = FileLock(state_dir(root) / LOCK_FILE, timeout=LOCK_TIMEOUT)
     try:
         lock.acquire()
     except LockTimeout:
@@ -402,7 +402,7 @@ def resume(
             root, note, request, worktree=None, base_branch=base_branch, timeout=timeout, notices=[]
         )
     worktree = worktrees(root).get(branch)
-    if worktree is None or not worktree.is_dir():  # gone with `.lore/`: the branch has it
+    if worktree is None or not worktree.is_dir():  # its folder is gone: the branch has it
         if worktree is not None:
             remove_worktree(root, worktree)
         worktree = proposals_dir(root) / note_id

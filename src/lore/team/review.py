@@ -6,11 +6,12 @@ number; its branch is fetched from the vault's own remote) run the curator on th
 change exactly as CI does (`curate(base=…, head=…)`) and gather, for each note the
 change adds or edits: the file as merged, what an agent will see of it (the
 sanitised preview), and the most similar active notes already in the vault — the
-candidates the curator's duplicate and contradiction rules judge, with the same
-judgement on each pair (`lore.curator.report.similar`): a likely duplicate or contradiction
-is marked, with the clauses that conflict, and notes alike in nothing but common
-words are left out. `act` approves, requests changes or merges through `gh`. Nothing
-here writes to the vault.
+candidates the curator's replacement, duplicate and contradiction rules judge, with the
+same judgement on each pair (`lore.curator.report.similar`): a likely replacement,
+duplicate or contradiction is marked, with the sentence or clauses behind it, and notes
+alike in nothing but common words are left out. When nothing is flagged the list asks
+"does this replace one of these?" (`ReviewedNote.asks_replacement`). `act` approves,
+requests changes or merges through `gh`. Nothing here writes to the vault.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from lore.curator.finding import Finding
-from lore.curator.report.similar import SimilarNote
+from lore.curator.report.similar import SHOWN, SimilarNote, asks_replacement
 from lore.curator.run import curate
 from lore.errors import UsageError
 from lore.team.branches import REMOTE, base_of
@@ -31,7 +32,7 @@ from lore.vault.remote import NETWORK_TIMEOUT, GitHubRepo, RemoteError, github_r
 from lore.vault.remote import fetch as fetch_remote
 from lore.versioned import versioned
 
-SIMILAR = 3
+SIMILAR = SHOWN
 
 
 @dataclass
@@ -60,6 +61,8 @@ class ReviewedNote:
     text: str  # the file as it will be merged
     preview: str  # what an agent will see
     similar: list[SimilarNote] = field(default_factory=list)
+    # no replacement or duplicate was flagged: "does this replace one of these?"
+    asks_replacement: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -67,6 +70,7 @@ class ReviewedNote:
             "text": self.text,
             "preview": self.preview,
             "similar": [note.to_json() for note in self.similar],
+            "asks_replacement": self.asks_replacement,
         }
 
 
@@ -145,7 +149,8 @@ def review_range(root: Path, base: str, head: str, *, target: str) -> Review:
         raw = git.read_file_at(root, head, path) or b""
         text = raw.decode("utf-8", "replace")
         similar = result.similar.get(path, [])
-        notes.append(ReviewedNote(path, text, result.previews[path], similar))
+        asks = asks_replacement(result.findings, path)
+        notes.append(ReviewedNote(path, text, result.previews[path], similar, asks))
     return Review(target=target, base=base, head=head, findings=result.findings, notes=notes)
 
 

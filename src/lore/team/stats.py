@@ -3,9 +3,9 @@
 Counts notes by type, repo, author and confidence; growth as notes per ISO week of
 their `date` (the day the knowledge was recorded) with a sparkline; and what is
 going stale: expired, superseded and depends-on-inactive notes, and active notes
-that expire within `EXPIRING_DAYS`. Everything comes from `<vault>/.lore/index.db`
+that expire within `EXPIRING_DAYS`. Everything comes from the vault's index
 (brought up to date first, rebuilt when damaged, replaced by the committed files read
-into memory when it cannot be written), so it is as true as the checkout it reflects.
+into memory when it cannot be written), so it is as true as the reviewed branch it serves.
 
 Recall hit counts are not recorded: counting them would add a write to the recall
 hot path, which stays read-only.

@@ -1,12 +1,21 @@
-"""`lore sync`: fetch and fast-forward each vault, then bring its index up to date.
+"""`lore sync`: fetch each vault, serve the reviewed branch's new tip, fast-forward its checkout.
 
-Sync only ever fast-forwards. It changes nothing — and says what is wrong and the
-command that fixes it — when the checkout has local changes, HEAD is detached, a
-merge or rebase is open, the branch has diverged from its upstream, or the upstream
-history was rewritten. When the remote cannot be reached (or does not answer within
-the timeout) the vault keeps serving its last index, and the result says since when
-it has not synced. A lock per vault (`.lore/sync.lock`) makes it safe to start from
-hooks in the background; `<vault>/.lore/sync.json` remembers the last sync.
+What agents are served is the reviewed branch as the remote has it (`origin/main`,
+`lore.vault.snapshot`), so after the fetch the index is brought to its new tip whatever
+the checkout is doing: a reviewer with a pull request's branch checked out, local
+edits or an unfinished rebase still gets the team's later notes. Then sync brings the
+checkout's copy of that branch along, and only ever fast-forwards: when the checkout is
+on the reviewed branch it changes nothing — and says what is wrong and the command that
+fixes it — when the checkout has local changes, a merge or rebase is open, the branch
+has diverged, or the remote's history was rewritten; when the checkout is on another
+branch (or none), the local reviewed branch is fast-forwarded only where that touches
+no file (`git fetch . origin/main:main`, which git refuses for a branch checked out
+anywhere), and sync advises `git switch main`. When the remote cannot be reached (or
+does not answer within the timeout) the vault keeps serving its last index, and the
+result says since when it has not synced. A branch that tracks `.lore/` (the folder an
+older lore kept in the work tree) is named, with the fix; lore never opens or writes
+it. A lock per vault (`sync.lock`) makes it safe to start from hooks in the
+background; `sync.json` remembers the last sync — both in the vault's state folder.
 """
 
 from __future__ import annotations
@@ -20,10 +29,12 @@ from typing import Any
 
 from lore.errors import GitError, LoreError
 from lore.files import FileLock, LockTimeout, write_atomic
-from lore.paths import INDEX_DIR
+from lore.paths import state_dir
 from lore.vault import gh, git
+from lore.vault.local_state import ensure_state_dir, tracked_old_state, untrack_advice
 from lore.vault.remote import RemoteError
 from lore.vault.remote import fetch as fetch_remote
+from lore.vault.snapshot import UNSETTLED, served_branch
 from lore.vaults import VaultRef
 from lore.versioned import versioned
 
@@ -38,7 +49,9 @@ OK_STATUSES = ("updated", "current", "ahead", "local", "busy")
 class SyncResult:
     """What sync did to one vault. `status` is one of updated, current, ahead (local
     commits not pushed), local (no remote), busy (another sync holds the lock), offline,
-    blocked (sync refused to touch the checkout) or error."""
+    blocked (the checkout was left as it is and needs the user: the notes served were
+    still brought up to date) or error. `before` and `after` are the served commits;
+    `branch` is the reviewed branch (`origin/main`)."""
 
     name: str
     root: str
@@ -50,6 +63,8 @@ class SyncResult:
     changed_notes: int = 0
     last_success: float | None = None
     index: str | None = None  # what the index did: fresh, updated, rebuilt, ... or a problem
+    branch: str | None = None  # the reviewed branch served (`origin/main`)
+    checkout: str | None = None  # the branch the work tree has checked out (None: detached)
 
     @property
     def ok(self) -> bool:
@@ -68,6 +83,8 @@ class SyncResult:
             "changed_notes": self.changed_notes,
             "last_success": iso_time(self.last_success),
             "index": self.index,
+            "branch": self.branch,
+            "checkout": self.checkout,
         }
 
 
@@ -94,7 +111,7 @@ def ago(stamp: float | None, now: float | None = None) -> str:
 
 def read_state(root: Path) -> dict[str, Any]:
     try:
-        data = json.loads((root / INDEX_DIR / STATE_FILE).read_text(encoding="utf-8"))
+        data = json.loads((state_dir(root) / STATE_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
@@ -102,7 +119,7 @@ def read_state(root: Path) -> dict[str, Any]:
 
 def _save_state(root: Path, state: dict[str, Any]) -> None:
     with contextlib.suppress(OSError):  # a read-only vault still syncs; it only forgets when
-        write_atomic(root / INDEX_DIR / STATE_FILE, json.dumps(state, indent=2).encode("utf-8"))
+        write_atomic(state_dir(root) / STATE_FILE, json.dumps(state, indent=2).encode("utf-8"))
 
 
 def _short(sha: str | None) -> str:
@@ -118,15 +135,6 @@ def _refresh_index(root: Path) -> str:
         return f"not usable ({exc}); recall scans the files"
     conn.close()
     return str(state.action)
-
-
-def _upstream(root: Path, branch: str) -> str | None:
-    configured = git.upstream_of(root, branch)
-    if configured:
-        return configured
-    if git.ref_exists(root, f"refs/remotes/{REMOTE}/{branch}"):
-        return f"{REMOTE}/{branch}"
-    return None
 
 
 def sync_vault(
@@ -150,12 +158,13 @@ def sync_vault(
             name, str(root), "local", "Not a git repository: nothing to fetch.", index=index
         )
     try:
-        lock = FileLock(root / INDEX_DIR / LOCK_FILE, timeout=60.0 if wait else 0.0)
+        folder = ensure_state_dir(root)
+        lock = FileLock(folder / LOCK_FILE, timeout=60.0 if wait else 0.0)
         lock.acquire()
     except LockTimeout:
         return SyncResult(name, str(root), "busy", "Another `lore sync` is running for it.")
     except OSError as exc:
-        return SyncResult(name, str(root), "error", f"Cannot write {root / INDEX_DIR}: {exc}.")
+        return SyncResult(name, str(root), "error", f"Cannot write {state_dir(root)}: {exc}.")
     try:
         return _sync_locked(name, root, timeout)
     except GitError as exc:
@@ -169,20 +178,22 @@ def _sync_locked(name: str, root: Path, timeout: float) -> SyncResult:
     now = time.time()
     last_success = state.get("last_success")
     last_success = float(last_success) if isinstance(last_success, (int, float)) else None
-    before = git.head_commit(root)
+    served = served_branch(root)
+    before = _commit(served)
     result = SyncResult(name, str(root), "current", "", before=before, after=before)
     result.last_success = last_success
+    result.checkout = git.current_branch(root)
+    result.branch = served.label if served else None
     state["last_attempt"] = now
 
     if git.remote_url(root, REMOTE) is None:
-        result.status, result.message = "local", f"No `{REMOTE}` remote: nothing to fetch."
+        result.status = "local"
+        result.message = f"No `{REMOTE}` remote: nothing to fetch; serving {_where(served)}."
         result.index = _refresh_index(root)
+        _tell_tracked_state(root, result, served)
         _save_state(root, state)
         return result
 
-    branch = git.current_branch(root)
-    upstream = _upstream(root, branch) if branch else None
-    upstream_before = git.resolve_commit(root, upstream) if upstream else None
     try:
         fetch_remote(root, REMOTE, timeout=timeout, gh=gh.gh_executable())
     except RemoteError as exc:
@@ -204,72 +215,148 @@ def _sync_locked(name: str, root: Path, timeout: float) -> SyncResult:
         _save_state(root, state)
         return result
 
-    blocked = _why_blocked(root, branch, upstream, upstream_before)
-    if blocked is not None:
-        result.status, result.message, result.fix = "blocked", blocked[0], blocked[1]
+    result.index = _refresh_index(root)  # agents get the reviewed branch's new tip now
+    served = served_branch(root)
+    result.after = _commit(served)
+    result.branch = served.label if served else None
+    if before and result.after and before != result.after:
+        with contextlib.suppress(GitError):
+            result.changed_notes = len(git.diff_blobs(root, before, result.after, "notes"))
+    if served is None or served.source != "remote":
+        where = f"serving {_where(served)}" if served else "nothing to serve"
+        branch = served.branch if served and served.source == "local" else "main"
+        result.status = "blocked"
+        result.message = f"{REMOTE} has no branch {branch} yet; {where}."
+        result.fix = f"Push it once: `git -C {root} push -u {REMOTE} {branch}`."
     else:
-        assert branch is not None and upstream is not None  # _why_blocked checked both
-        ahead, behind = git.ahead_behind(root, "HEAD", upstream)
-        if behind:
-            git.merge_ff_only(root, upstream)
-            result.after = git.head_commit(root)
-            if before and result.after:
-                result.changed_notes = len(git.diff_blobs(root, before, result.after, "notes"))
-            result.status = "updated"
-            result.message = (
-                f"Fast-forwarded {branch} to {upstream} ({_short(result.after)}): "
-                f"{result.changed_notes} note file(s) changed."
-            )
-        elif ahead:
-            result.status = "ahead"
-            result.message = (
-                f"Up to date; {branch} also has {ahead} commit(s) that are not on {upstream}."
-            )
-            result.fix = "Propose notes with `lore remember` rather than committing to the vault."
-        else:
-            result.message = f"Up to date with {upstream} ({_short(before)})."
-        state["last_success"] = now
-        result.last_success = now
-        state.pop("last_error", None)
+        _bring_checkout(root, served, result)
+        if result.status != "blocked":
+            state["last_success"] = now
+            result.last_success = now
+            state.pop("last_error", None)
     if result.status == "blocked":
         state["last_error"] = result.message
-    state["upstream"] = git.resolve_commit(root, upstream) if upstream else None
-    result.index = _refresh_index(root)
+    state["upstream"] = result.after
+    _tell_tracked_state(root, result, served)
     _save_state(root, state)
     return result
 
 
+def _commit(served: git.ReviewedBranch | None) -> str | None:
+    if served is None or not served.commit:
+        return None
+    return served.commit.removeprefix(UNSETTLED)
+
+
+def _where(served: git.ReviewedBranch | None) -> str:
+    return f"{served.label} ({_short(_commit(served))})" if served else "the files"
+
+
+def _bring_checkout(root: Path, served: git.ReviewedBranch, result: SyncResult) -> None:
+    """Fast-forward the checkout's copy of the reviewed branch, never touching local work."""
+    branch, upstream, before = served.branch, served.label, result.before
+    if result.after != before:
+        delivered = (
+            f"Agents are served {upstream} ({_short(result.after)}): "
+            f"{result.changed_notes} note file(s) changed."
+        )
+    else:
+        delivered = f"Agents are served {upstream} ({_short(result.after)})."
+    rewritten = (
+        before is not None
+        and result.after != before
+        and git.commit_exists(root, before)
+        and not git.is_ancestor(root, before, served.ref)
+    )
+    operation = git.operation_in_progress(root)
+    if result.checkout != branch and operation is None:
+        _elsewhere(root, served, result, delivered, rewritten=rewritten)
+        return
+    blocked = _why_blocked(root, branch, upstream, before if rewritten else None)
+    if blocked is not None:
+        result.status = "blocked"
+        result.message = f"{blocked[0]} {delivered}"
+        result.fix = blocked[1]
+        return
+    ahead, behind = git.ahead_behind(root, "HEAD", served.ref)
+    if behind:
+        git.merge_ff_only(root, served.ref)
+        result.status = "updated"
+        result.message = (
+            f"Fast-forwarded {branch} to {upstream} ({_short(result.after)}): "
+            f"{result.changed_notes} note file(s) changed."
+        )
+    elif ahead:
+        result.status = "ahead"
+        result.message = (
+            f"Up to date; {branch} also has {ahead} commit(s) that are not on {upstream} "
+            f"(agents are served {upstream}: those are not served until they are merged)."
+        )
+        result.fix = "Propose notes with `lore remember` rather than committing to the vault."
+    elif result.changed_notes or result.after != result.before:
+        result.status = "updated"
+        result.message = delivered
+    else:
+        result.message = f"Up to date with {upstream} ({_short(result.after)})."
+
+
+def _elsewhere(
+    root: Path, served: git.ReviewedBranch, result: SyncResult, delivered: str, *, rewritten: bool
+) -> None:
+    """The checkout is on another branch, or none: leave it; move the local reviewed branch
+    only where git can without touching a file."""
+    branch, upstream = served.branch, served.label
+    local = git.resolve_commit(root, f"refs/heads/{branch}")
+    moved = ""
+    if local and local != result.after:
+        if git.is_ancestor(root, local, served.ref):
+            git.run_git(
+                ["fetch", "--quiet", ".", f"{served.ref}:refs/heads/{branch}"], root, check=False
+            )
+            if git.resolve_commit(root, f"refs/heads/{branch}") == result.after:
+                moved = f" Your {branch} was fast-forwarded to it."
+        else:
+            moved = f" Your {branch} has commits that are not on {upstream}; it was left as it is."
+    where = f"on {result.checkout}" if result.checkout else "on no branch (HEAD is detached)"
+    result.status = "blocked"
+    result.message = (
+        f"{delivered}{moved} The checkout in {root} is {where}, not {branch}, so it was left "
+        "as it is (what agents see does not depend on it)."
+    )
+    if rewritten:
+        result.message += f" The history of {upstream} was rewritten (force-pushed)."
+    result.fix = f"When you are done there, go back: `git -C {root} switch {branch}`."
+
+
+def _tell_tracked_state(root: Path, result: SyncResult, served: git.ReviewedBranch | None) -> None:
+    """Say so when the served commit tracks `.lore` (inert: lore never opens or writes it)."""
+    commit = _commit(served)
+    if served is None or not commit or not tracked_old_state(root, commit):
+        return
+    result.message = (
+        f"{result.message} The reviewed branch {served.label} tracks .lore/ (an older lore's "
+        "cache folder); lore never opens or writes it."
+    ).strip()
+    advice = untrack_advice(root, served.label)
+    result.fix = f"{result.fix} {advice}" if result.fix else advice
+
+
 def _why_blocked(
-    root: Path, branch: str | None, upstream: str | None, upstream_before: str | None
+    root: Path, branch: str, upstream: str, rewritten_from: str | None
 ) -> tuple[str, str] | None:
-    """(what is wrong, how to fix it) when sync must not touch the checkout."""
+    """(what is wrong, how to fix it) when sync must not touch the checkout on `branch`."""
     operation = git.operation_in_progress(root)
     if operation is not None:
         what, fix = operation
         return (
-            f"{what.capitalize()} is in progress in {root}; sync changed nothing.",
+            f"{what.capitalize()} is in progress in {root}; sync left the checkout as it is.",
             f"Finish it with {fix}, then run `lore sync` again.",
         )
-    if branch is None:
+    if rewritten_from:
         return (
-            f"HEAD is detached in {root} (no branch is checked out); sync changed nothing.",
-            f"Check the main branch out again: `git -C {root} switch main`.",
-        )
-    if upstream is None:
-        return (
-            f"The branch {branch} has no upstream on {REMOTE}; sync changed nothing.",
-            f"Set one: `git -C {root} branch --set-upstream-to {REMOTE}/main {branch}`.",
-        )
-    upstream_after = git.resolve_commit(root, upstream)
-    if (
-        upstream_before
-        and upstream_after
-        and upstream_before != upstream_after
-        and not git.is_ancestor(root, upstream_before, upstream_after)
-    ):
-        return (
-            f"The history of {upstream} was rewritten (force-pushed): {_short(upstream_before)} "
-            f"is no longer part of it. Sync changed nothing.",
+            f"The history of {upstream} was rewritten (force-pushed): {_short(rewritten_from)} "
+            f"is no longer part of it. Sync left the checkout as it is; agents are served "
+            f"{upstream} as the remote now has it.",
             f"Check with your vault's admins. If {branch} has nothing of your own, "
             f"`git -C {root} reset --keep {upstream}` takes the new history; otherwise rebase "
             f"your commits onto it.",
@@ -278,7 +365,7 @@ def _why_blocked(
     if dirty:
         listed = ", ".join(dirty[:3]) + (f" and {len(dirty) - 3} more" if len(dirty) > 3 else "")
         return (
-            f"{root} has uncommitted changes ({listed}); sync changed nothing.",
+            f"{root} has uncommitted changes ({listed}); sync left the checkout as it is.",
             "Propose a note with `lore remember` instead of editing the vault; to keep the edits, "
             f"`git -C {root} stash`, run `lore sync`, then `git -C {root} stash pop`.",
         )
@@ -286,7 +373,7 @@ def _why_blocked(
     if ahead and behind:
         return (
             f"{branch} and {upstream} have diverged ({ahead} local commit(s), {behind} new "
-            "upstream); sync only fast-forwards, so it changed nothing.",
+            "upstream); sync only fast-forwards, so it left the checkout as it is.",
             f"Rebase your commits: `git -C {root} rebase {upstream}` (or propose them as a pull "
             "request and reset to the upstream).",
         )

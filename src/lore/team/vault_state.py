@@ -1,8 +1,9 @@
 """The state of each registered vault, for `lore vaults` and `lore doctor`.
 
-Read-only and offline: the commit checked out, how far it is ahead of or behind its
-upstream as of the last fetch, when it last synced, and whether the index reflects
-the checkout. Nothing is fetched, rebuilt or written.
+Read-only and offline: the reviewed branch served and its commit, the commit checked
+out and how far it is ahead of or behind the reviewed branch as of the last fetch,
+when it last synced, whether the index reflects the reviewed branch, and whether that
+branch tracks `.lore/`. Nothing is fetched, rebuilt or written.
 """
 
 from __future__ import annotations
@@ -14,10 +15,13 @@ from typing import Any
 
 from lore.config import Config
 from lore.errors import GitError
+from lore.index.health import connect_existing
 from lore.index.schema import schema_matches
 from lore.paths import index_path
 from lore.team.sync import iso_time, read_state
 from lore.vault import git
+from lore.vault.local_state import tracked_old_state
+from lore.vault.snapshot import UNSETTLED, served_branch
 from lore.versioned import versioned
 
 
@@ -40,17 +44,44 @@ class VaultState:
     index_commit: str | None = None
     index_fresh: bool | None = None
     index_notes: int | None = None
+    served_branch: str | None = None  # `origin/main`, `main`, or `HEAD`
+    served_commit: str | None = None
+    served_from: str | None = None  # remote, local or head (see lore.vault.git.ReviewedBranch)
+    tracked_state: list[str] | None = None  # what the served commit tracks under `.lore`
 
     @property
     def problem(self) -> str | None:
         """One sentence on what needs doing, or None when all is well."""
         if not self.exists:
             return f"the folder {self.path} does not exist"
+        if self.tracked_state:
+            return (
+                f"the reviewed branch {self.served_branch} tracks .lore/ "
+                f"({', '.join(self.tracked_state[:3])}); lore never opens or writes it. "
+                f"{_untrack(self)}"
+            )
         if self.index_fresh is False:
-            return "the index is behind the checkout (any recall or `lore sync` refreshes it)"
+            return (
+                f"the index is behind {self.served_branch or 'the vault'} "
+                "(any recall or `lore sync` refreshes it)"
+            )
+        branch = self.served_name
+        if self.git and self.served_from != "head" and self.branch != branch:
+            where = f"on {self.branch}" if self.branch else "on no branch (HEAD is detached)"
+            return (
+                f"the checkout is {where}, not {branch}: agents are served "
+                f"{self.served_branch} ({(self.served_commit or '')[:12]}) all the same; "
+                f"`git -C {self.path} switch {branch}` when you are done"
+            )
         if self.behind:
             return f"{self.behind} commit(s) behind {self.upstream}: run `lore sync`"
         return None
+
+    @property
+    def served_name(self) -> str:
+        """The reviewed branch's own name (`main` for `origin/main`)."""
+        name = self.served_branch or ""
+        return name.split("/", 1)[1] if self.served_from == "remote" else name
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -73,7 +104,19 @@ class VaultState:
                 "fresh": self.index_fresh,
                 "notes": self.index_notes,
             },
+            "served": {
+                "branch": self.served_branch,
+                "commit": self.served_commit,
+                "from": self.served_from,
+                "tracks_old_state": self.tracked_state or [],
+            },
         }
+
+
+def _untrack(state: VaultState) -> str:
+    from lore.vault.local_state import untrack_advice
+
+    return untrack_advice(Path(state.path), state.served_branch or "main")
 
 
 def _index_meta(root: Path) -> tuple[dict[str, str], int] | None:
@@ -81,7 +124,7 @@ def _index_meta(root: Path) -> tuple[dict[str, str], int] | None:
     if not path.is_file():
         return None
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1.0)
+        conn = connect_existing(path, timeout=1.0, read_only=True)
     except sqlite3.Error:
         return None
     try:
@@ -107,7 +150,16 @@ def vault_state(
         state.branch = git.current_branch(root)
         state.commit = git.head_commit(root)
         state.remote = git.remote_url(root, "origin") or remote
-        if state.branch:
+        served = served_branch(root)
+        if served is not None:
+            state.served_branch = served.label
+            state.served_commit = served.commit.removeprefix(UNSETTLED) or None
+            state.served_from = served.source
+            state.tracked_state = tracked_old_state(root, state.served_commit or "")
+        if state.branch and served is not None and served.source == "remote":
+            if state.branch == served.branch:
+                state.upstream = served.label
+        elif state.branch:
             state.upstream = git.upstream_of(root, state.branch)
         if state.upstream and state.commit:
             try:
@@ -125,7 +177,7 @@ def vault_state(
         state.index_notes = notes
         if meta.get("kind") == "git":
             state.index_commit = meta.get("version") or None
-            state.index_fresh = state.index_commit == state.commit
+            state.index_fresh = state.index_commit == state.served_commit
     elif state.exists:
         state.index_fresh = False
     return state

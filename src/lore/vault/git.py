@@ -21,13 +21,15 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from lore.errors import GitError
+from lore.gitfiles import SHA as _SHA
+from lore.gitfiles import RefFiles, can_read, common_dir, read_ref
+from lore.gitfiles import find_git_dir as find_git_dir  # noqa: PLC0414 - re-exported (mypy)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import subprocess
 
 GIT_TIMEOUT = 60.0
-_SHA = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
 
 
 # Inherited variables that point git at another repository: set by a git hook or an
@@ -103,59 +105,9 @@ def run_git(
     return result
 
 
-def find_git_dir(start: Path) -> tuple[Path, Path] | None:
-    """(work tree root, git dir) of the repository containing `start`, from the files."""
-    current = start.resolve()
-    for folder in (current, *current.parents):
-        dotgit = folder / ".git"
-        if dotgit.is_dir():
-            return folder, dotgit
-        if dotgit.is_file():
-            try:
-                text = dotgit.read_text(encoding="utf-8").strip()
-            except OSError:
-                return None
-            if text.startswith("gitdir:"):
-                gitdir = Path(text[len("gitdir:") :].strip())
-                if not gitdir.is_absolute():
-                    gitdir = (folder / gitdir).resolve()
-                return folder, gitdir
-    return None
-
-
 def is_git_work_tree(root: Path) -> bool:
     found = find_git_dir(root)
     return found is not None and found[0] == root.resolve()
-
-
-def _common_dir(git_dir: Path) -> Path:
-    commondir = git_dir / "commondir"
-    if commondir.is_file():
-        try:
-            value = Path(commondir.read_text(encoding="utf-8").strip())
-        except OSError:
-            return git_dir
-        return value if value.is_absolute() else (git_dir / value).resolve()
-    return git_dir
-
-
-def _read_ref(git_dir: Path, ref: str) -> str | None:
-    for base in (git_dir, _common_dir(git_dir)):
-        try:
-            value = (base / ref).read_text(encoding="ascii").strip()
-        except (OSError, UnicodeDecodeError):
-            continue
-        if _SHA.match(value):
-            return value
-    try:
-        packed = (_common_dir(git_dir) / "packed-refs").read_text(encoding="utf-8")
-    except OSError:
-        return None
-    for line in packed.splitlines():
-        parts = line.split(" ", 1)
-        if len(parts) == 2 and parts[1] == ref and _SHA.match(parts[0]):
-            return parts[0]
-    return None
 
 
 def head_commit(root: Path, found: tuple[Path, Path] | None = None) -> str | None:
@@ -174,12 +126,109 @@ def head_commit(root: Path, found: tuple[Path, Path] | None = None) -> str | Non
     if _SHA.match(head):
         return head
     if head.startswith("ref:"):
-        value = _read_ref(git_dir, head[4:].strip())
+        value = read_ref(git_dir, head[4:].strip())
         if value:
             return value
     result = run_git(["rev-parse", "--verify", "-q", "HEAD"], root, check=False)
     text = result.stdout.decode().strip()
     return text if result.returncode == 0 and _SHA.match(text) else None
+
+
+# ---- the reviewed branch: what lore serves, whatever the work tree has checked out ----
+
+REMOTE = "origin"
+FALLBACK_BRANCHES = ("main", "master")
+_BRANCH_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._/-")
+
+
+def is_branch_name(name: str) -> bool:
+    """A name lore accepts for the reviewed branch (`main`, `release/2026`): letters,
+    digits, `.`, `_`, `-` and `/`; no option, no `..` or `//`, nothing git would refuse.
+    (No regular expression: compiling one costs the recall path a fraction of a ms.)"""
+    return (
+        0 < len(name) <= 200
+        and set(name) <= _BRANCH_CHARS
+        and not name.startswith(("-", "/", "."))
+        and not name.endswith(("/", ".", ".lock"))
+        and ".." not in name
+        and "//" not in name
+        and "/." not in name
+    )
+
+
+class ReviewedBranch:
+    """The branch lore serves and the commit at its tip. A plain class: this is read on
+    every recall and hook, which do not import dataclasses.
+
+    `source` says where it was found: "remote" (`refs/remotes/origin/<branch>`, the
+    branch as the team's remote has it), "local" (`refs/heads/<branch>`, for a vault
+    with no remote-tracking branch of that name) or "head" (neither: the checkout).
+    """
+
+    __slots__ = ("branch", "commit", "ref", "source")
+
+    def __init__(self, branch: str, ref: str, commit: str, source: str) -> None:
+        self.branch = branch
+        self.ref = ref
+        self.commit = commit  # "" before the first commit
+        self.source = source
+
+    @property
+    def label(self) -> str:
+        """How people name it: `origin/main`, `main`, or `HEAD`."""
+        if self.source == "remote":
+            return f"{REMOTE}/{self.branch}"
+        return self.branch if self.source == "local" else "HEAD"
+
+    def __repr__(self) -> str:
+        return f"ReviewedBranch({self.label!r}, {self.commit[:12]!r})"
+
+
+def reviewed_branch(
+    root: Path, configured: str = "", found: tuple[Path, Path] | None = None
+) -> ReviewedBranch | None:
+    """The branch the team merges into and its tip, read from the ref files (no process).
+
+    The first that exists: `origin/<configured>`, the remote's default branch
+    (`refs/remotes/origin/HEAD`), `origin/main`, `origin/master`; then, for a vault
+    whose remote has none of those (or that has no remote), the local branch of the
+    same names; then HEAD. None without git. Only a repository whose refs are not
+    plain files (`reftable`) costs a git process.
+    """
+    found = found or find_git_dir(root)
+    if found is None:
+        return None
+    git_dir = found[1]
+    names = [configured] if configured and is_branch_name(configured) else []
+    if not can_read(git_dir):
+        names += [remote_default_branch(root) or "", *FALLBACK_BRANCHES]
+        return _reviewed_by_git(root, [name for name in dict.fromkeys(names) if name])
+    refs = RefFiles(git_dir)
+    target = refs.symbolic(f"refs/remotes/{REMOTE}/HEAD") or ""
+    prefix = f"refs/remotes/{REMOTE}/"
+    if target.startswith(prefix) and is_branch_name(target[len(prefix) :]):
+        names.append(target[len(prefix) :])
+    names = [name for name in dict.fromkeys([*names, *FALLBACK_BRANCHES]) if name]
+    for name in names:
+        sha = refs.read(prefix + name)
+        if sha:
+            return ReviewedBranch(name, prefix + name, sha, "remote")
+    for name in names:
+        sha = refs.read(f"refs/heads/{name}")
+        if sha:
+            return ReviewedBranch(name, f"refs/heads/{name}", sha, "local")
+    head = refs.symbolic("HEAD") or ""
+    branch = head.removeprefix("refs/heads/") if head.startswith("refs/heads/") else ""
+    return ReviewedBranch(branch, "HEAD", head_commit(root, found) or "", "head")
+
+
+def _reviewed_by_git(root: Path, names: list[str]) -> ReviewedBranch:
+    for source, prefix in (("remote", f"refs/remotes/{REMOTE}/"), ("local", "refs/heads/")):
+        for name in names:
+            sha = resolve_commit(root, prefix + name)
+            if sha:
+                return ReviewedBranch(name, prefix + name, sha, source)
+    return ReviewedBranch(current_branch(root) or "", "HEAD", head_commit(root) or "", "head")
 
 
 def commit_exists(root: Path, sha: str) -> bool:
@@ -204,6 +253,20 @@ def list_tree(root: Path, commit: str, folder: str) -> dict[str, str]:
         if kind == "blob" and mode in ("100644", "100755"):
             files[name.decode("utf-8", "surrogateescape")] = sha
     return files
+
+
+def root_entries(root: Path, commit: str) -> list[tuple[str, str, str]]:
+    """(mode, kind, name) of every entry at the top of `commit`'s tree (files, folders,
+    links, submodules), names as git stores them."""
+    result = run_git(["ls-tree", "-z", commit], root)
+    entries: list[tuple[str, str, str]] = []
+    for record in result.stdout.split(b"\0"):
+        if not record:
+            continue
+        meta, _, name = record.partition(b"\t")
+        mode, kind, _sha = meta.decode().split()
+        entries.append((mode, kind, name.decode("utf-8", "surrogateescape")))
+    return entries
 
 
 def diff_blobs(root: Path, old: str, new: str, folder: str) -> dict[str, str | None]:
@@ -271,7 +334,7 @@ def remote_url(root: Path, remote: str = "origin") -> str | None:
     found = find_git_dir(root)
     if found is None:
         return None
-    config = _common_dir(found[1]) / "config"
+    config = common_dir(found[1]) / "config"
     try:
         text = config.read_text(encoding="utf-8", errors="replace")
     except OSError:

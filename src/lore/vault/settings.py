@@ -75,6 +75,7 @@ SETTINGS: tuple[Setting, ...] = (
     # Agent hooks (docs/agents/index.md): what `lore hook` injects and what it starts.
     Setting("hooks", "session_start", True, BOOL),
     Setting("hooks", "prompt", False, BOOL),
+    Setting("hooks", "session_end", True, BOOL),
     Setting("hooks", "prompt_min_score", 10.0, NUMBER, low=0, high=1e6),
     Setting("hooks", "prompt_max_notes", 3, COUNT, low=1, high=3),
     Setting("hooks", "prompt_snippet_chars", 240, COUNT, low=60, high=600),
@@ -84,6 +85,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("curator", "max_title_chars", 120, COUNT, low=1),
     Setting("curator", "allow_extra_fields", False, BOOL),
     Setting("curator", "allowed_link_domains", ["github.com"], STRINGS),
+    # true: any link outside allowed_link_domains is flagged (the strict allow-list);
+    # false: only links that can carry data out or hide where they lead.
+    Setting("curator", "only_allowed_link_domains", False, BOOL),
+    # Instruction rules a vault reports as warnings instead of errors (their reader
+    # accepts only injection/agent-instruction, injection/role-tag, injection/pipe-to-shell).
+    Setting("curator", "relax_to_warning", [], STRINGS),
     Setting("curator", "allowed_placeholders", [], STRINGS),
     # The likeness of lore.curator.judgement.similarity (0..1); 0.42 is the middle of the
     # gap between distinct pairs and duplicates in eval/curator's tune part.
@@ -106,6 +113,11 @@ SETTINGS: tuple[Setting, ...] = (
     # ...but never the template's entries, nor entries younger than this many days.
     Setting("garden", "keep_template_taxonomy", True, BOOL),
     Setting("garden", "keep_new_taxonomy_days", 90, COUNT),
+    # The drafts inbox (`lore drafts`, docs/agents/drafts.md): a draft older than this is
+    # moved out of the inbox, once, with a notice; the user config's [drafts] wins.
+    Setting("drafts", "max_age_days", 30, COUNT, low=1, high=3650),
+    # What is served (lore.vault.snapshot): "" is the remote's default branch.
+    Setting("vault", "reviewed_branch", "", TEXT),
 )
 
 

@@ -1,4 +1,17 @@
-"""What the index serves: the vault's committed notes (HEAD), or its files without git.
+"""What the index serves: the reviewed branch's notes, or a vault's files without git.
+
+The reviewed branch is the branch the team merges into (`lore.vault.git.reviewed_branch`:
+the remote's default branch as fetched, or the one `[vault] reviewed_branch` names),
+whatever the work tree has checked out: a reviewer's `git checkout some-pr-branch`
+changes nothing an agent is told, and neither does a commit on the local `main` that
+was never pushed. `current_version` reads it from the ref files (no process): it is on
+every recall and hook.
+
+The setting is read from `lore.toml` at the tip of the remote's default branch — a
+reviewed file — by the index build (`take_snapshot(root, settle=True)`), which keeps
+it, and that tip, in `served.json` in the vault's state folder. While that tip is the
+same, recall reads the setting from there; when it moves, the index is not fresh and
+the next build reads the setting again.
 
 A snapshot lists the note files with a signature each (the git blob sha, or
 `mtime_ns:size` for a vault that is not a git repository) so the index can tell
@@ -10,20 +23,30 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from lore.paths import NOTES_DIR
+from lore.paths import NOTES_DIR, state_dir
 from lore.record import Record
 from lore.vault import git
 
 VAULT_FILES = ("_taxonomy.md", "lore.toml")
+SERVED_FILE = "served.json"
+UNSETTLED = "unsettled:"  # a version no index has: the setting must be read again
 
 
 class Snapshot(Record):
-    __slots__ = ("files", "kind", "version")
+    __slots__ = ("branch", "files", "kind", "version")
 
-    def __init__(self, kind: str, version: str, *, files: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        kind: str,
+        version: str,
+        *,
+        files: dict[str, str] | None = None,
+        branch: git.ReviewedBranch | None = None,
+    ) -> None:
         self.kind = kind  # "git" or "files"
         self.version = version  # the commit, or a digest of the file signatures
         self.files = files  # path -> signature; listed lazily for git
+        self.branch = branch  # the reviewed branch this commit is the tip of (git only)
 
     @property
     def commit(self) -> str | None:
@@ -36,20 +59,109 @@ def is_note_path(path: str) -> bool:
     return path.startswith(prefix) and path.endswith(".md") and "/" not in path[len(prefix) :]
 
 
-def current_version(root: Path) -> tuple[str, str] | None:
-    """("git", HEAD) read cheaply; ("git", "") before the first commit; None without git."""
-    found = git.find_git_dir(root)
-    if found is None or found[0] != root.resolve():
+def served_branch(root: Path) -> git.ReviewedBranch | None:
+    """The reviewed branch and its tip, read from the files; None when not a git work tree.
+
+    Its `commit` starts with `UNSETTLED` when the remote's default branch has moved
+    since `[vault] reviewed_branch` was last read from it (the next build reads it).
+    """
+    resolved = root.resolve()
+    found = git.find_git_dir(resolved, resolved=True)
+    if found is None or found[0] != resolved:
         return None
-    return "git", git.head_commit(root, found) or ""
+    configured, policy = _served_setting(root, found)
+    branch = git.reviewed_branch(root, configured, found)
+    if branch is not None and configured:
+        default = git.reviewed_branch(root, "", found)
+        if default is None or default.commit != policy:
+            branch.commit = UNSETTLED + branch.commit
+    return branch
 
 
-def take_snapshot(root: Path) -> Snapshot:
-    version = current_version(root)
-    if version is not None:
-        return Snapshot("git", version[1])
+def current_version(root: Path) -> tuple[str, str] | None:
+    """("git", the reviewed branch's tip) read cheaply; ("git", "") before the first
+    commit; None without git."""
+    branch = served_branch(root)
+    return None if branch is None else ("git", branch.commit)
+
+
+def take_snapshot(root: Path, *, settle: bool = False) -> Snapshot:
+    """What the index serves now. `settle`: read `[vault] reviewed_branch` from the remote
+    default branch's `lore.toml` first and keep it (the index build does; it costs a git
+    process)."""
+    if settle:
+        _settle_setting(root)
+    branch = served_branch(root)
+    if branch is not None:
+        return Snapshot("git", branch.commit, branch=branch)
     files = scan_files(root)
     return Snapshot("files", files_digest(files), files=files)
+
+
+def _served_setting(root: Path, found: tuple[Path, Path] | None = None) -> tuple[str, str]:
+    """(configured branch, the default-branch commit it was read from), or ("", "")."""
+    try:
+        text = (state_dir(root, found) / SERVED_FILE).read_text(encoding="utf-8")
+    except OSError:
+        return "", ""  # the common case: no branch is configured
+    try:
+        import json
+
+        data = json.loads(text)
+    except (OSError, ValueError):
+        return "", ""
+    if not isinstance(data, dict):
+        return "", ""
+    configured, policy = data.get("reviewed_branch"), data.get("read_at")
+    if isinstance(configured, str) and isinstance(policy, str) and git.is_branch_name(configured):
+        return configured, policy
+    return "", ""
+
+
+def _settle_setting(root: Path) -> None:
+    """Read `[vault] reviewed_branch` at the remote default branch's tip and keep it."""
+    found = git.find_git_dir(root)
+    if found is None or found[0] != root.resolve():
+        return
+    default = git.reviewed_branch(root, "", found)
+    configured = ""
+    if default is not None and default.commit:
+        configured = configured_branch(git.read_file_at(root, default.commit, "lore.toml"))
+        if configured == default.branch:
+            configured = ""
+    path = state_dir(root) / SERVED_FILE
+    read_at = default.commit if default is not None else ""
+    kept = _served_setting(root)
+    if kept == (configured, read_at) or (not configured and not path.exists()):
+        return
+    import contextlib
+
+    with contextlib.suppress(OSError):  # unwritable: the default branch is served
+        if not configured:
+            path.unlink(missing_ok=True)
+            return
+        import json
+
+        from lore.files import write_atomic
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = json.dumps({"reviewed_branch": configured, "read_at": read_at}) + "\n"
+        write_atomic(path, text.encode("utf-8"))
+
+
+def configured_branch(raw: bytes | None) -> str:
+    """`[vault] reviewed_branch` of a `lore.toml`, when it is a usable branch name, else ""."""
+    if not raw:
+        return ""
+    from lore.errors import LoreError
+    from lore.vault.settings import parse_settings, section_values
+
+    try:
+        settings = parse_settings(raw.decode("utf-8-sig"))
+    except (LoreError, UnicodeDecodeError):
+        return ""
+    value = str(section_values(settings, "vault")["reviewed_branch"]).strip()
+    return value if git.is_branch_name(value) else ""
 
 
 def scan_files(root: Path) -> dict[str, str]:

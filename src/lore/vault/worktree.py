@@ -2,7 +2,9 @@
 
 `lore remember`, the gardener and drift write and commit in a worktree of their own, so
 the user's checkout of the vault (its files, index and HEAD) is never touched.
-Worktrees live under `<vault>/.lore/proposals/<name>/`, which the vault ignores.
+Worktrees live in the vault's state folder, `<git common dir>/lore/proposals/<name>/`
+(`lore.paths.state_dir`), where no commit can reach them; ones an older lore made
+under `<vault>/.lore/proposals/` are moved there once (`lore.vault.local_state`).
 GitPython has no worktree API, so `git worktree` runs through its command interface
 (`lore.vault.repository`: lore's environment, `GitError` on failure).
 """
@@ -12,21 +14,22 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from lore.paths import INDEX_DIR
+from lore.paths import state_dir
+from lore.vault.local_state import PROPOSALS, ensure_state_dir, move_old_state
 from lore.vault.repository import git_errors, open_repository
 
-PROPOSALS_DIR = "proposals"
+PROPOSALS_DIR = PROPOSALS
 
 
 def proposals_dir(root: Path) -> Path:
-    return root / INDEX_DIR / PROPOSALS_DIR
+    """Where proposal worktrees and their records live (older ones moved there first)."""
+    move_old_state(root)
+    return state_dir(root) / PROPOSALS_DIR
 
 
 def _prepare(root: Path, path: Path) -> None:
+    ensure_state_dir(root)
     path.parent.mkdir(parents=True, exist_ok=True)
-    ignore = root / INDEX_DIR / ".gitignore"
-    if not ignore.exists():  # the same file the index writes: `.lore/` is never committed
-        ignore.write_text("# lore's local index and caches; derived, never committed\n*\n")
 
 
 def add_worktree(

@@ -22,7 +22,7 @@ import heapq
 from array import array
 from bisect import bisect_left
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from sys import intern
 from typing import Any
@@ -39,6 +39,7 @@ from lore.curator.context.corpus import (
 from lore.curator.context.index_corpus import IndexCorpus
 from lore.curator.context.model import CuratorContext, view_of_note
 from lore.curator.judgement.claims import Claims, claims
+from lore.curator.judgement.replacement import number_of
 from lore.curator.judgement.terms import idf_from_counts, weights
 
 __all__ = [
@@ -160,6 +161,14 @@ class ParsedCorpus:
             return None
         other = self.entries[first].view.id
         return None if other in view.supersedes else other
+
+    def find(self, index: int, ids: Iterable[str], numbers: Iterable[int]) -> list[int]:
+        view = self.entries[index].view
+        wanted = set(numbers)
+        found = [self.position[nid] for nid in ids if nid in self.position]
+        if wanted:
+            found += [i for i, e in enumerate(self.entries) if number_of(e.view.id) in wanted]
+        return sorted({i for i in found if i < index and not related(view, self.entries[i].view)})
 
 
 Corpus = NoteCorpus  # the name the semantic review types its corpus with

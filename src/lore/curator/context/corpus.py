@@ -16,7 +16,7 @@ asked; a pull request or a draft).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Protocol
@@ -96,4 +96,10 @@ class NoteCorpus(Protocol):
     def same_title(self, index: int) -> str | None:
         """The id of the first note before `index` with the same title, unless `index`
         supersedes it; None when there is none."""
+        ...
+
+    def find(self, index: int, ids: Iterable[str], numbers: Iterable[int]) -> list[int]:
+        """The notes before `index` (not related to it) that note `index` refers to: by id
+        (a `[[link]]`), or by the number their topic starts with ("ADR 15" for
+        `adr-015-…`), as `lore.curator.judgement.replacement` reads them."""
         ...

@@ -4,7 +4,8 @@ Only the notes under review are analysed up front. For each of them the index is
 asked (`lore.index.queries`):
 
 - candidates: the note's title and `## What` (their content words, the rarest first,
-  without words in more than a tenth of the vault) as an OR query ranked by BM25, with
+  without words in more than a tenth of the vault or in no other note) as an OR query
+  ranked by BM25, with
   its `files_touched` paths as phrases; the best `RERANK` times `limit` are read, a
   shared tag or the same repository adds a little, and the best eligible ones are
   judged. Ties go to the lower note id, so every index of the same notes answers
@@ -30,6 +31,7 @@ from lore.curator.context.corpus import MAX_CANDIDATES, Entry, related, title_ke
 from lore.curator.context.model import CuratorContext, IndexView, NoteView, view_of_note
 from lore.curator.judgement.claims import Claims, claims
 from lore.curator.judgement.notes import what_of
+from lore.curator.judgement.replacement import number_of
 from lore.curator.judgement.terms import Idf, idf_from_counts, is_content, stem, tokens, weights
 from lore.index import queries
 
@@ -174,7 +176,9 @@ class IndexCorpus:
         return hits
 
     def _query_words(self, text: str) -> list[str]:
-        """A word for each of the text's heaviest content terms that is not too common."""
+        """A word for each of the text's heaviest content terms that is not too common, nor
+        so rare that only the note itself has it (the index holds the notes under review:
+        a long note's rarest words would otherwise find nothing but the note)."""
         by_term: dict[str, str] = {}
         for token in tokens(text):
             if is_content(token):
@@ -184,7 +188,7 @@ class IndexCorpus:
         table = weights(self.idf)
         terms = heapq.nlargest(
             QUERY_TERMS,
-            (term for term in by_term if self.frequencies[term] <= common),
+            (term for term in by_term if 1 < self.frequencies[term] <= common),
             key=lambda term: (table(term), term),
         )
         return [by_term[term] for term in terms]
@@ -224,6 +228,16 @@ class IndexCorpus:
             return None
         other = self.entries[first].view.id
         return None if other in view.supersedes else other
+
+    def find(self, index: int, ids: Iterable[str], numbers: Iterable[int]) -> list[int]:
+        view = self.entries[index].view
+        wanted = set(numbers)
+        rowids = set(queries.rowids_of_ids(self.conn, ids).values())
+        if wanted:
+            rowids |= {r for nid, r in queries.numbered_ids(self.conn) if number_of(nid) in wanted}
+        found = self._entries_for(rowids - self._after(index))
+        chosen = [i for i in found.values() if not related(view, self.entries[i].view)]
+        return self._judged(sorted(chosen, key=lambda i: self._order[i]))
 
     def _first(self, rowids: list[int], accept: Callable[[int], bool]) -> int | None:
         """The first of these notes (the vault's by id, then the review's) that `accept`s."""

@@ -42,6 +42,9 @@ def is_note_path(path: str) -> bool:
 
 
 ARCHIVE_DIR = "archive"
+# The vault's policy prose, read by people and (through `lore taxonomy`) by agents: the
+# curator scans it like a note whenever a change touches it.
+POLICY_TEXTS = ("_taxonomy.md", "_conventions.md", "README.md")
 
 
 def is_archive_path(path: str) -> bool:
@@ -297,6 +300,13 @@ class CuratorContext:
     history: list[HistoryBlob] = field(default_factory=list)
     commits: tuple[str, str] | None = None  # (base, head) in range mode
     settings_problems: list[Finding] = field(default_factory=list)
+    # Range mode: every path the change touches, deleted ones included, as (status, path)
+    # with status A, M, D or T; and the entries at the top of the head's tree that a
+    # checkout would put at `.lore` (mode, name), which no commit may hold.
+    changes: list[tuple[str, str]] = field(default_factory=list)
+    committed_state: list[tuple[str, str]] = field(default_factory=list)
+    # The maintainer whose recorded approval clears the `policy/` errors (a GitHub login).
+    policy_approver: str | None = None
     # Secret values the secret rules found: `run.curate` masks them in every output.
     redactions: set[str] = field(default_factory=set)
     base: VaultBase | None = None  # where `existing` comes from, until it is read
@@ -310,6 +320,11 @@ class CuratorContext:
     def notes(self) -> list[CheckedFile]:
         """The checked files that are notes and could be read as text."""
         return [f for f in self.files if f.is_note and f.view is not None]
+
+    @cached_property
+    def policy_texts(self) -> list[CheckedFile]:
+        """The checked files that are the vault's policy prose (`POLICY_TEXTS`)."""
+        return [f for f in self.files if not f.is_note and f.path in POLICY_TEXTS]
 
     @cached_property
     def checked_ids(self) -> set[str]:

@@ -7,8 +7,11 @@ request is reported for the reviewer instead.
 Keys (all optional; their defaults and bounds are in `lore.vault.settings.SETTINGS`):
 - `max_body_words`, `max_title_chars`: convention limits.
 - `allow_extra_fields`: unknown frontmatter fields warn instead of failing.
-- `allowed_link_domains`: links elsewhere are flagged for review; a domain allows
-  its sub-domains.
+- `allowed_link_domains`: links there are never flagged; a domain allows its
+  sub-domains. Links elsewhere are flagged only when they can carry data out or hide
+  where they lead, unless `only_allowed_link_domains` asks for the strict allow-list.
+- `relax_to_warning`: the instruction rules (`RELAXABLE`) this vault reports as
+  warnings instead of errors.
 - `allowed_placeholders`: exact strings the secret scan accepts, e.g. the dummy key
   your runbooks use.
 - `near_duplicate_threshold`: how alike two notes must be (the likeness of
@@ -43,6 +46,8 @@ from lore.vault.settings import (
 )
 
 PROVIDERS = ("openai", "anthropic", "llm")
+# The rules a vault may report as warnings instead of errors (`relax_to_warning`).
+RELAXABLE = ("injection/agent-instruction", "injection/role-tag", "injection/pipe-to-shell")
 LLM = "llm"  # any model the optional `llm` library reaches, through its plugins
 _LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
@@ -70,6 +75,8 @@ class CuratorSettings:
     max_title_chars: int = _CURATOR["max_title_chars"]
     allow_extra_fields: bool = _CURATOR["allow_extra_fields"]
     allowed_link_domains: tuple[str, ...] = tuple(_CURATOR["allowed_link_domains"])
+    only_allowed_link_domains: bool = _CURATOR["only_allowed_link_domains"]
+    relax_to_warning: frozenset[str] = frozenset(_CURATOR["relax_to_warning"])
     allowed_placeholders: tuple[str, ...] = tuple(_CURATOR["allowed_placeholders"])
     near_duplicate_threshold: float = _CURATOR["near_duplicate_threshold"]
     semantic: SemanticSettings = field(default_factory=SemanticSettings)
@@ -106,6 +113,16 @@ def load_curator_settings(text: str | None, path: str = SETTINGS_FILE) -> Curato
     if "allowed_link_domains" in values:
         values["allowed_link_domains"] = tuple(
             item.strip().lower().lstrip(".") for item in values["allowed_link_domains"]
+        )
+    if "relax_to_warning" in values:
+        unknown = [rule for rule in values["relax_to_warning"] if rule not in RELAXABLE]
+        for rule in unknown:
+            problem(
+                f"curator.relax_to_warning lists {rule!r}, which cannot be relaxed",
+                "List only " + ", ".join(f'"{name}"' for name in RELAXABLE) + ".",
+            )
+        values["relax_to_warning"] = frozenset(
+            rule for rule in values["relax_to_warning"] if rule in RELAXABLE
         )
     if "allowed_placeholders" in values:
         values["allowed_placeholders"] = tuple(values["allowed_placeholders"])

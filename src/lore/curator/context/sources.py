@@ -4,11 +4,15 @@
   head are under review; the vault they join is the base commit's tree. Settings
   come from the base (a pull request cannot loosen its own review); the taxonomy
   comes from the head (a tag may be added in the same pull request). Every blob
-  a commit of the range introduced is kept for the secret scan.
+  a commit of the range introduced is kept for the secret scan. Every path the range
+  touches (deleted ones too) and any `.lore` at the top of the head's tree are
+  recorded for the `policy/` rules, so a change without notes is reviewed as well.
 - Paths: the given files (or drafts handed over in memory by `lore remember`)
   against the working tree, or, with `at`, drafts against a commit's tree (what
-  `lore remember` proposes to: no checkout is read).
-- All: every file in `notes/` of the working tree, each against all the others.
+  `lore remember` proposes to: no checkout is read). A named policy file
+  (`_conventions.md`, …) is checked as prose, not as a note.
+- All: every file in `notes/` of the working tree, each against all the others, and
+  the policy prose (`POLICY_TEXTS`).
 
 Only the files under review are read here. The notes already in the vault are
 described by `context.base` (a commit or the working tree, and the paths the change
@@ -19,12 +23,14 @@ through the index by `lore.curator.context.vault_index`.
 from __future__ import annotations
 
 import os
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
 from lore.curator.context.model import (
     ARCHIVE_DIR,
+    POLICY_TEXTS,
     SUBMODULE_MODE,
     SYMLINK_MODE,
     CheckedFile,
@@ -40,7 +46,8 @@ from lore.curator.finding import WARNING
 from lore.errors import UsageError
 from lore.note.model import Note
 from lore.note.parse import inspect_note, note_id_from_path
-from lore.paths import NOTES_DIR
+from lore.paths import NOTES_DIR, OLD_STATE_DIR
+from lore.sanitize import sanitize_text
 from lore.taxonomy import TAXONOMY_FILE, parse_taxonomy
 from lore.vault import git
 from lore.vault.settings import SETTINGS_FILE
@@ -140,8 +147,9 @@ def _expand(root: Path, arguments: Iterable[str]) -> list[tuple[str, Path]]:
 def _make_file(
     path: str, display: str, raw: bytes, mode: str, *, force_note: bool = False
 ) -> CheckedFile:
-    """A note when it is markdown under notes/ (or named explicitly), else a plain file."""
-    if mode in (SYMLINK_MODE, SUBMODULE_MODE):
+    """A note when it is markdown under notes/ (or named explicitly), else a plain file.
+    The vault's policy prose (`POLICY_TEXTS`) is never a note, even when named."""
+    if mode in (SYMLINK_MODE, SUBMODULE_MODE) or path in POLICY_TEXTS:
         return CheckedFile(path, display, raw, mode)
     if force_note or (path.startswith(NOTES_DIR + "/") and path.endswith(".md")):
         return CheckedFile.note(path, display, raw, mode)
@@ -272,6 +280,7 @@ def context_for_all(root: Path, *, today: str) -> CuratorContext:
                     relative = (base / name).relative_to(root).as_posix()
                     checked.append(CheckedFile(relative, relative, b"", SYMLINK_MODE))
     note_paths = sorted(f.path for f in checked if is_note_path(f.path))
+    checked += _working_policy_texts(root)
     return CuratorContext(
         root=root,
         settings=settings,
@@ -285,6 +294,27 @@ def context_for_all(root: Path, *, today: str) -> CuratorContext:
         taxonomy_changed=True,
         settings_problems=list(settings.problems),
     )
+
+
+def _working_policy_texts(root: Path) -> list[CheckedFile]:
+    """The policy prose of the working tree (regular files only): audited with the notes."""
+    found: list[CheckedFile] = []
+    for name in POLICY_TEXTS:
+        file = root / name
+        if file.is_symlink() or not file.is_file():
+            continue
+        try:
+            found.append(CheckedFile(name, name, file.read_bytes()))
+        except OSError:
+            continue
+    return found
+
+
+def _is_state_folder(name: str) -> bool:
+    """A top-level name a checkout would write as `.lore`: any case, with trailing dots or
+    spaces (Windows drops them) or characters some file systems ignore (HFS+)."""
+    shown = sanitize_text(unicodedata.normalize("NFC", name)).casefold().rstrip(". ")
+    return shown == OLD_STATE_DIR
 
 
 def _commit(root: Path, ref: str, flag: str) -> str:
@@ -373,6 +403,12 @@ def context_for_range(
         # A note moved to archive/ shows as deleted from notes/: it is not gone.
         deleted={note_id_from_path(p) for p in deleted_paths if is_note_path(p)} - archived,
         history=history,
+        changes=[(c.status, c.path) for c in sorted(changes, key=lambda c: c.path)],
+        committed_state=[
+            (mode, name)
+            for mode, _, name in git.root_entries(root, head_sha)
+            if _is_state_folder(name)
+        ],
         commits=(base_sha, head_sha),
         base=vault,
     )

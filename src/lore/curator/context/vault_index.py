@@ -1,8 +1,9 @@
 """The vault a change joins, read through the index instead of parsing every note.
 
 `with_vault(context, work)` fills in `context.existing` and runs `work` on it. The notes
-come from the vault's own index (`<vault>/.lore/index.db`, through `read_index`, which
-brings it up to the checkout's HEAD and heals a damaged file first). The index is then
+come from the vault's own index (in the clone's git directory, `lore.paths.index_path`,
+through `read_index`, which brings it up to the reviewed branch's tip and heals a damaged
+file first). The index is then
 brought to the review's base inside a transaction that is never committed
 (`lore.index.overlay`): `git diff` from the indexed commit to the base, parsing only
 the notes that differ, or the working tree's changed notes from `git status`; the
@@ -10,6 +11,11 @@ paths under review are taken out and the notes under review put in, so their own
 words count in the term statistics as they do in a full audit. Then `work` runs —
 every rule asks the index (`IndexedNotes` here, `lore.curator.context.index_corpus` for
 candidates) — and the transaction is rolled back.
+
+A pull request's review in CI (`create_index=False`) opens an index only if one is
+already in the state folder, which a fresh clone does not have: the base is built from
+the notes. No file a commit carries is ever opened as an index — a pull request that
+commits `.lore/index.db` (an older lore's location) changes nothing the review reads.
 
 When the file cannot be used (it cannot be written, is busy, cannot be healed, or git
 cannot say what changed) the same tables are built in memory from the base's files,
@@ -69,7 +75,8 @@ def with_vault(
 
     `create_index=False`: when the vault has no index yet, build the base in memory
     rather than an index file of the checkout (a pull request's review in CI, where
-    nothing would read that file again).
+    nothing would read that file again, and where the checkout's files are the pull
+    request's: `index_path` is in the git directory, never a file of the checkout).
     """
     base = context.base
     if base is None:
@@ -121,19 +128,27 @@ def _review(
 
 
 def _to_base(conn: sqlite3.Connection, root: Path, base: VaultBase, state: IndexState) -> None:
-    """Make the file index's notes the base's: it holds the checkout's HEAD (or its files)."""
+    """Make the file index's notes the base's: it holds the reviewed branch's tip (or the
+    files); the working tree is that of the checkout's HEAD, which may be another commit."""
     if base.commit is None:
         if state.kind == "git":
+            head = git.head_commit(root)
+            if head:
+                _to_commit(conn, root, state.version, head, len(base.notes))
             overlay.replace_files(conn, root, _working_changes(root))
         return  # an index of the files is fresh for them already
     if state.kind != "git":
         raise _BuildInstead
-    if state.version == base.commit:
+    _to_commit(conn, root, state.version, base.commit, len(base.notes))
+
+
+def _to_commit(conn: sqlite3.Connection, root: Path, indexed: str, commit: str, size: int) -> None:
+    if indexed == commit:
         return
-    changes = changed_notes(root, state.version, Snapshot("git", base.commit))
-    if changes is None or len(changes) > max(MIN_DIFF, MAX_DIFF_SHARE * len(base.notes)):
+    changes = changed_notes(root, indexed, Snapshot("git", commit))
+    if changes is None or len(changes) > max(MIN_DIFF, MAX_DIFF_SHARE * size):
         raise _BuildInstead
-    overlay.apply_changes(conn, root, Snapshot("git", base.commit), changes)
+    overlay.apply_changes(conn, root, Snapshot("git", commit), changes)
 
 
 def _working_changes(root: Path) -> list[str]:

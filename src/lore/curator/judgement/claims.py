@@ -252,8 +252,8 @@ def claims(note: JudgedNote) -> Claims:
         plain = _ABBREVIATIONS.sub(lambda m: m.group().replace(".", ""), text)
         for raw in _SENTENCES.split(plain):
             sentence = _BULLET.sub("", raw).strip()
-            if not sentence:
-                continue
+            if not sentence or sentence.endswith(":"):
+                continue  # a lead-in ("If it fails, we will:") claims nothing by itself
             for piece in _pieces(" ".join(sentence.split())):
                 found += [replace(c, section=section) for c in _clauses_of(piece) if c.terms]
     unique = {(c.text, c.focus): c for c in found}  # a title repeated in the What is one claim
@@ -308,6 +308,7 @@ ALTERNATIVE_ALIGN = 0.3  # what "A, not B" is said of, against the other clause
 FOCUS_SHARE = 0.6  # the weight of B's terms the other clause must name
 MIN_SHARED = 2  # salient terms two clauses must share to be about the same thing
 HISTORY = "why"
+TITLE, WHAT = "title", "what"
 
 
 def _fold_prefixes(one: frozenset[str], other: frozenset[str]) -> tuple[frozenset[str], int]:
@@ -454,6 +455,15 @@ def _alternative(ruling: Clause, stating: Clause, stating_terms: frozenset[str],
     return found.jaccard
 
 
+def _comparable(one: Clause, other: Clause) -> bool:
+    """A title is compared with a title or a `## What` clause only: against the rest of a
+    note, a title reads as the label of what it is about ("Image vulnerability scanning"
+    is no claim that images are scanned)."""
+    if (one.section == TITLE) == (other.section == TITLE):
+        return True
+    return WHAT in (one.section, other.section)
+
+
 def conflicts(mine: Claims, theirs: Claims, idf: Idf) -> list[Conflict]:
     """Where `mine` and `theirs` say opposite things, strongest first."""
     acronyms = frozenset().union(*(c.acronyms for c in mine.clauses))
@@ -476,9 +486,9 @@ def conflicts(mine: Claims, theirs: Claims, idf: Idf) -> list[Conflict]:
                     detail = "the other note rules out what this one asserts"
                     found.append(Conflict("alternative", clause.text, other.text, detail, score))
                 continue
-            conflict = _number(clause, other, terms, other_terms, idf, stated) or _polarity(
-                clause, other, terms, other_terms, idf
-            )
+            conflict = _number(clause, other, terms, other_terms, idf, stated)
+            if conflict is None and _comparable(clause, other):
+                conflict = _polarity(clause, other, terms, other_terms, idf)
             if conflict is not None:
                 found.append(conflict)
     found.sort(key=lambda c: -c.strength)

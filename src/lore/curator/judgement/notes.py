@@ -3,7 +3,8 @@
 `JudgedNote` is the shape the judgement needs (the curator's `NoteView` has it, and
 so does anything with the same attributes). `prose` keeps the sentences a person
 wrote: the title, then the body without fenced code, headings, the `## Related`
-section, `[[links]]` and URLs; inline code keeps its text, without the backticks
+section, block quotes (someone else's words, not the note's claims), `[[links]]` and
+URLs; inline code keeps its text, without the backticks
 (`pool_size=10` is a claim). `Profile` is a note's terms and subject, computed once.
 """
 
@@ -19,6 +20,7 @@ from lore.sanitize.markdown import code_ranges
 _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(.*?)[ \t#]*$", re.MULTILINE)
 _RELATED = re.compile(r"^##[ \t]+related\b.*?(?=^##[ \t]|\Z)", re.IGNORECASE | re.M | re.S)
 _NOISE = re.compile(r"\[\[[^\]]*\]\]|https?://\S+|\]\([^)]*\)")
+_QUOTED = re.compile(r"^[ \t]{0,3}>.*$", re.MULTILINE)
 _WHAT = "what"
 
 
@@ -54,7 +56,7 @@ def _without_fences(body: str) -> str:
 
 def sections(body: str) -> list[tuple[str, str]]:
     """(lower-case heading, prose) of each section; text before any heading has heading ""."""
-    body = _RELATED.sub("", _without_fences(body))
+    body = _QUOTED.sub("", _RELATED.sub("", _without_fences(body)))
     body = _NOISE.sub(" ", body).replace("`", "").replace("**", "").replace("__", "")
     found: list[tuple[str, str]] = []
     heading, start = "", 0

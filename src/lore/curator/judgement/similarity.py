@@ -1,5 +1,11 @@
 """Whether two notes hold the same lesson: a score from their words and their subject.
 
+`whole_note` is the plain view every pair judgement is gated on: the cosine of the two
+notes' whole-note term sets, each term weighted by its IDF (so a note's rare words
+dominate). Two notes about different things share few rare words, whatever common
+vocabulary they use; measured on 27 real supersessions in public ADRs, the replaced
+note was among the new note's three nearest by this figure in 25 (eval/README.md).
+
 Three views of the text, each an IDF-weighted Jaccard of content terms (so `kafka`
 and `offset` count and `use` hardly does): the titles, the summaries (title and
 `## What`) and the whole prose. The score leans on the best of the three views,
@@ -12,10 +18,11 @@ pool settings in two services). A shared file, tag or repository adds a little.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from lore.curator.judgement.notes import Profile
-from lore.curator.judgement.terms import Idf, is_weak, weight, weighted_overlap
+from lore.curator.judgement.terms import Idf, is_weak, weight, weighted_overlap, weights
 
 SERVICE_TAG = "service/"
 MAX_SHARED_SHOWN = 5
@@ -102,3 +109,15 @@ def likeness(one: Profile, other: Profile, idf: Idf) -> Likeness:
     )
     score = min(1.0, BEST_SHARE * best + (1 - BEST_SHARE) * mean + bonus)
     return Likeness(score, title, summary, prose, related, in_both)
+
+
+def whole_note(one: Profile, other: Profile, idf: Idf) -> float:
+    """The IDF-weighted cosine of two notes' whole-note terms (0..1)."""
+    shared = one.terms & other.terms
+    if not shared:
+        return 0.0
+    table = weights(idf)
+    common = sum(table(term) ** 2 for term in shared)
+    size_one = table.squares(one.terms)
+    size_two = table.squares(other.terms)
+    return common / math.sqrt(size_one * size_two) if size_one and size_two else 0.0

@@ -135,6 +135,7 @@ class Weights:
         self.idf = idf
         self._terms: dict[str, float] = {}
         self._totals: dict[frozenset[str], float] = {}
+        self._squares: dict[frozenset[str], float] = {}
 
     def __call__(self, term: str) -> float:
         found = self._terms.get(term)
@@ -149,6 +150,13 @@ class Weights:
         found = self._totals.get(terms)
         if found is None:
             found = self._totals[terms] = sum(self(term) for term in terms)
+        return found
+
+    def squares(self, terms: frozenset[str]) -> float:
+        """The sum of the squared weights of a term set (a cosine's norm), each set once."""
+        found = self._squares.get(terms)
+        if found is None:
+            found = self._squares[terms] = sum(self(term) ** 2 for term in terms)
         return found
 
 

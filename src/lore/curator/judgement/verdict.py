@@ -1,14 +1,26 @@
-"""What the curator reports about one pair of notes: a near duplicate, a contradiction, or nothing.
+"""What the curator reports about one pair of notes: a replacement, a contradiction, a near
+duplicate, or nothing.
 
-One place decides, for the rules and for the judged public set (eval/curator):
+One place decides, for the rules, for `lore review`'s similar notes and for the judged
+sets (eval/curator):
+- every verdict needs the two notes to be about the same thing: alike as whole notes
+  (`similarity.whole_note`, IDF-weighted, at least `CONTRADICTION_FLOOR` for a
+  contradiction and `DUPLICATE_FLOOR` for a near duplicate), not only sharing a few
+  words in two clauses;
+- a replacement (`replacement.replacement`): the new note says it replaces the other
+  (a cue naming it, its number or its subject), or takes the same decision again under
+  nearly the same title; it is a warning that suggests `supersedes`;
 - a contradiction needs notes on the same subject (`similarity.Subject.same`) and at
-  least one pair of conflicting clauses (`claims.conflicts`); it is always a warning;
-- a near duplicate needs a likeness at or above the vault's `near_duplicate_threshold`
-  and no contradiction: two notes that disagree are not one lesson told twice, and
-  the contradiction is the finding worth reading.
+  least one pair of conflicting clauses (`claims.conflicts`);
+- a near duplicate needs a likeness at or above the vault's `near_duplicate_threshold`,
+  titles that share something (`DUPLICATE_TITLE`) and no contradiction: two notes that
+  disagree are not one lesson told twice.
 
-Clauses are read only when a pair needs them (`ClaimsOf` is called lazily), because a
-full audit judges tens of thousands of pairs and most are settled by their terms.
+`Verdict.kind` is what the rules report for the pair, one finding per pair: a
+replacement the note states, else a contradiction, else a near duplicate, else a
+replacement by a retaken title. Clauses are read only when a pair needs them
+(`ClaimsOf` is called lazily), because a full audit judges tens of thousands of pairs
+and most are settled by their terms.
 """
 
 from __future__ import annotations
@@ -18,10 +30,24 @@ from dataclasses import dataclass
 
 from lore.curator.judgement.claims import Claims, Conflict, conflicts
 from lore.curator.judgement.notes import Profile
-from lore.curator.judgement.similarity import Likeness, likeness, subject
+from lore.curator.judgement.replacement import Cue, Replacement, agrees, replacement
+from lore.curator.judgement.similarity import Likeness, likeness, subject, whole_note
 from lore.curator.judgement.terms import Idf
 
 ClaimsOf = Callable[[], Claims]
+
+# Whole-note likeness (IDF-weighted cosine) a verdict needs. On the public judged set
+# the least alike contradiction scores 0.19 and the least alike duplicate 0.31; on real
+# ADRs, most contradictions between notes about different things score under 0.17.
+CONTRADICTION_FLOOR = 0.17
+DUPLICATE_FLOOR = 0.25
+# A lesson told twice is named alike too: every labelled duplicate of the public set
+# shares at least 0.07 of its title weight; real ADRs alike only in pasted boilerplate
+# share none.
+DUPLICATE_TITLE = 0.05
+
+REPLACEMENT, CONTRADICTION, DUPLICATE = "replacement", "contradiction", "duplicate"
+EXPLICIT = frozenset({"links", "number"})
 
 
 @dataclass(frozen=True)
@@ -29,17 +55,44 @@ class Verdict:
     likeness: Likeness
     conflict: Conflict | None  # the strongest conflict, when it was looked for and found
     threshold: float
+    similarity: float = 0.0  # the whole-note likeness (`similarity.whole_note`)
+    replacement: Replacement | None = None
 
     @property
     def near_duplicate(self) -> bool:
-        return self.conflict is None and self.likeness.score >= self.threshold
+        return (
+            self.conflict is None
+            and self.likeness.score >= self.threshold
+            and self.similarity >= DUPLICATE_FLOOR
+            and self.likeness.title >= DUPLICATE_TITLE
+        )
+
+    @property
+    def kind(self) -> str:
+        """What the rules report for the pair: REPLACEMENT, CONTRADICTION, DUPLICATE or ""."""
+        stated = self.replacement is not None and self.replacement.cue is not None
+        if stated:
+            return REPLACEMENT
+        if self.conflict is not None:
+            return CONTRADICTION
+        if self.near_duplicate:
+            return DUPLICATE
+        return REPLACEMENT if self.replacement is not None else ""
 
 
-def contradiction(
-    mine: Profile, my_claims: ClaimsOf, theirs: Profile, their_claims: ClaimsOf, idf: Idf
+def contradiction(  # noqa: PLR0917 - the pair, its two readers, the weights, the likeness
+    mine: Profile,
+    my_claims: ClaimsOf,
+    theirs: Profile,
+    their_claims: ClaimsOf,
+    idf: Idf,
+    similarity: float | None = None,
 ) -> Conflict | None:
     """The strongest conflict between two notes on the same subject, if any."""
     if not subject(mine, theirs).same:
+        return None
+    alike = whole_note(mine, theirs, idf) if similarity is None else similarity
+    if alike < CONTRADICTION_FLOOR:
         return None
     found = conflicts(my_claims(), their_claims(), idf)
     return found[0] if found else None
@@ -55,23 +108,36 @@ def near_duplicate(  # noqa: PLR0917 - the pair, its two readers, the weights an
 ) -> Verdict:
     """The duplicate verdict: clauses are compared only for a pair alike enough to report."""
     alike = likeness(mine, theirs, idf)
+    similarity = whole_note(mine, theirs, idf)
     conflict = None
-    if alike.score >= threshold:
-        conflict = contradiction(mine, my_claims, theirs, their_claims, idf)
-    return Verdict(alike, conflict, threshold)
+    if alike.score >= threshold and similarity >= DUPLICATE_FLOOR:
+        conflict = contradiction(mine, my_claims, theirs, their_claims, idf, similarity)
+    return Verdict(alike, conflict, threshold, similarity)
 
 
-def judge(  # noqa: PLR0917 - as near_duplicate
+def judge(  # noqa: PLR0917 - as near_duplicate, and both notes' replacement cues
     mine: Profile,
     my_claims: ClaimsOf,
     theirs: Profile,
     their_claims: ClaimsOf,
     idf: Idf,
     threshold: float,
+    cues: tuple[Cue, ...] = (),
+    their_cues: tuple[Cue, ...] = (),
 ) -> Verdict:
-    """Both verdicts on a pair: its likeness, and its strongest conflict if any."""
+    """Every verdict on a pair: likeness, strongest conflict and replacement, if any."""
+    similarity = whole_note(mine, theirs, idf)
+    replaced = replacement(cues, theirs, similarity, idf, mine, their_cues)
+    if replaced is not None and replaced.how == "subject" and replaced.cue is not None:
+        ruled_out = frozenset().union(*(clause.focus for clause in their_claims().clauses))
+        if agrees(replaced.cue, ruled_out, idf):
+            replaced = None
+    if replaced is not None and replaced.how not in EXPLICIT and subject(mine, theirs).different:
+        replaced = None  # only a link or a number crosses repositories or services
     return Verdict(
         likeness(mine, theirs, idf),
-        contradiction(mine, my_claims, theirs, their_claims, idf),
+        contradiction(mine, my_claims, theirs, their_claims, idf, similarity),
         threshold,
+        similarity,
+        replaced,
     )

@@ -1,43 +1,46 @@
-"""Findings as JSON, GitHub workflow commands, and markdown (PR comment, job summary).
+"""Findings as JSON and as GitHub workflow commands; the markdown is `report.markdown`.
 
 Everything a finding says may come from an untrusted pull request, so each format
 escapes for where it goes: workflow-command data and properties are escaped as
 GitHub's runner expects (`%`, CR, LF, and `:` `,` in properties) and plain lines
-are printed between `::stop-commands::` markers so no text can run a command;
-markdown escapes its punctuation and HTML, and shows note text only inside a
-code fence longer than any backtick run in it. The rich text format lives in
-`lore.cli` (only the CLI imports rich).
+are printed between `::stop-commands::` markers so no text can run a command. The
+markdown (PR comment, job summary) and the report file the trusted comment job reads
+live in `lore.curator.report.markdown` and `.document`; their names are re-exported
+here for the callers that format a result. The rich text format lives in `lore.cli`
+(only the CLI imports rich).
 """
 
 from __future__ import annotations
 
-import re
 import secrets
 from typing import Any
 
 from lore.curator.finding import ERROR, WARNING, Finding
+from lore.curator.report.document import summary_line
+from lore.curator.report.markdown import code_fence, md_escape, to_markdown
 from lore.curator.run import CurateResult
 from lore.sanitize import sanitize_field
 from lore.versioned import versioned
 
 ANNOTATION_CAP = 10  # GitHub shows at most 10 error and 10 warning annotations per step
-MAX_TABLE_ROWS = 100
-MAX_PREVIEW_CHARS = 6000
-MAX_COMMENT_CHARS = 60000  # GitHub rejects comments over 65,536 characters
 
 
 def to_json(result: CurateResult) -> dict[str, Any]:
-    """The contract of DESIGN.md section 3, plus a summary."""
-    return versioned(
-        {
-            "findings": [finding.to_json() for finding in result.findings],
-            "summary": {
-                "errors": result.errors,
-                "warnings": result.warnings,
-                "checked": len(result.checked),
-            },
+    """The contract of DESIGN.md section 3, plus a summary (and, when they were gathered,
+    each note's most alike active notes: `similar`)."""
+    data: dict[str, Any] = {
+        "findings": [finding.to_json() for finding in result.findings],
+        "summary": {
+            "errors": result.errors,
+            "warnings": result.warnings,
+            "checked": len(result.checked),
+        },
+    }
+    if result.similar:
+        data["similar"] = {
+            path: [note.to_json() for note in notes] for path, notes in result.similar.items()
         }
-    )
+    return versioned(data)
 
 
 # ---- GitHub workflow commands ----
@@ -93,89 +96,15 @@ def to_github(result: CurateResult, *, token: str | None = None) -> list[str]:
     return lines
 
 
-def summary_line(result: CurateResult) -> str:
-    files = len(result.checked)
-    noun = "file" if files == 1 else "files"
-    if not result.findings:
-        return f"lore curator: no problems in {files} {noun}."
-    return (
-        f"lore curator: {result.errors} error{'s' * (result.errors != 1)}, "
-        f"{result.warnings} warning{'s' * (result.warnings != 1)} in {files} {noun}."
-    )
-
-
-# ---- markdown ----
-
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]#!|~])")
-
-
-def md_escape(text: str, limit: int = 500) -> str:
-    """Untrusted text for markdown: one line, no HTML, no mentions, no markup."""
-    flat = sanitize_field(text, limit)
-    flat = flat.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    flat = _MD_SPECIAL.sub(r"\\\1", flat)
-    return flat.replace("@", "&#64;")  # no @mentions from untrusted text
-
-
-def code_fence(text: str, info: str = "markdown") -> str:
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}{info}\n{text.rstrip()}\n{fence}"
-
-
-def _table(findings: list[Finding]) -> list[str]:
-    rows = ["| | Rule | Where | Finding |", "|---|---|---|---|"]
-    for finding in findings[:MAX_TABLE_ROWS]:
-        icon = "❌" if finding.severity == ERROR else "⚠️"
-        where = finding.path + (f":{finding.line}" if finding.line else "")
-        text = md_escape(finding.message)
-        if finding.suggestion:
-            text += f"<br>{md_escape(finding.suggestion, 300)}"
-        rows.append(f"| {icon} | `{finding.rule}` | {md_escape(where, 200)} | {text} |")
-    if len(findings) > MAX_TABLE_ROWS:
-        rows.append(f"| | | | …and {len(findings) - MAX_TABLE_ROWS} more (see the job log) |")
-    return rows
-
-
-def to_markdown(result: CurateResult, *, previews: bool = True) -> str:
-    """A PR comment: the verdict, a table of findings, and what an agent will see."""
-    if result.errors:
-        head = f"### ❌ {summary_line(result)}"
-    elif result.warnings:
-        head = f"### ⚠️ {summary_line(result)}"
-    else:
-        head = f"### ✅ {summary_line(result)}"
-    parts = ["<!-- lore-curator -->", head, ""]
-    if result.findings:
-        parts += [
-            "Errors block the merge; warnings are for the reviewer to judge.",
-            "",
-            *_table(result.findings),
-            "",
-        ]
-    used = sum(len(part) + 1 for part in parts)
-    if previews:
-        for path, full in result.previews.items():
-            text = full
-            if len(text) > MAX_PREVIEW_CHARS:
-                text = text[:MAX_PREVIEW_CHARS] + "\n[… cut]"
-            block = "\n".join(
-                [
-                    f"<details><summary>What an agent will see: {md_escape(path, 200)}</summary>",
-                    "",
-                    code_fence(text),
-                    "",
-                    "</details>",
-                    "",
-                ]
-            )
-            if used + len(block) > MAX_COMMENT_CHARS:
-                parts.append("_(More previews were left out to keep the comment short.)_")
-                break
-            parts.append(block)
-            used += len(block)
-    parts += [
-        "<sub>Reviewers: is it true, is it one idea, would the next person find it? "
-        "The curator checks format, secrets and hidden text; it cannot check truth.</sub>",
-    ]
-    return "\n".join(parts) + "\n"
+__all__ = [
+    "annotation",
+    "code_fence",
+    "escape_data",
+    "escape_property",
+    "md_escape",
+    "plain_line",
+    "summary_line",
+    "to_github",
+    "to_json",
+    "to_markdown",
+]

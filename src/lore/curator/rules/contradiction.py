@@ -5,9 +5,13 @@ quantity with a different value once units are converted (10 messages against 10
 5 s against 10000 ms), the same claim with opposite polarity (always/never,
 must/must not, enabled/disabled, required/optional), or "A, not B" in one note
 against B asserted in the other. Two notes are on the same subject when nothing sets
-them apart (different repositories or services) and a file, tag or repository joins
-them. Each finding quotes both clauses and names both notes; it is always a warning,
-because a person decides which note is right.
+them apart (different repositories or services), a file, tag or repository joins them
+and their whole notes are alike (`judgement.verdict.CONTRADICTION_FLOOR`): notes that
+share a few words in two clauses but are about different things never contradict.
+When the new note says it replaces the other, the replacement is reported instead
+(`lifecycle/may-supersede`). Each finding quotes both clauses, names both notes (the
+other as a note of the same change when it is one) and points at the line of the new
+note's clause; it is always a warning, because a person decides which note is right.
 
 Notes that supersede one another are not compared, and an inactive note (superseded,
 expired or stale) is not contradicted. Which notes are judged is
@@ -17,13 +21,14 @@ expired or stale) is not contradicted. Which notes are judged is
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 
-from lore.curator.context.candidates import NoteCorpus, candidates, corpus_of
+from lore.curator.context.candidates import Entry, NoteCorpus, corpus_of
 from lore.curator.context.model import CuratorContext
 from lore.curator.finding import WARNING, Finding
 from lore.curator.judgement.claims import Conflict
-from lore.curator.judgement.verdict import contradiction
+from lore.curator.judgement.verdict import CONTRADICTION
+from lore.curator.rules.pairs import Pairs, active_before, pairs_of
+from lore.curator.rules.quoting import line_of, summary_line
 from lore.curator.rules.text import quote
 
 NAME = "contradiction"
@@ -52,49 +57,38 @@ def check(context: CuratorContext) -> list[Finding]:
     reviewed = corpus.reviewed()
     if not reviewed:
         return []
-    inactive = context.statuses_after if context.audit else context.statuses_before
-
-    def active(other: int) -> bool:
-        """A note of the vault active before the change; any note under review before this
-        one (in an audit, an active one)."""
-        entry = corpus.entries[other]
-        if entry.reviewed and not context.audit:
-            return True
-        return entry.view.id not in inactive
-
+    active = active_before(context)
+    pairs = pairs_of(context)
     findings: list[Finding] = []
     for index in reviewed:
-        findings += _check_note(corpus, index, active)
+        findings += _check_note(corpus, pairs, index, active)
     return findings
 
 
-def _check_note(corpus: NoteCorpus, index: int, eligible: Callable[[int], bool]) -> list[Finding]:
+def _check_note(
+    corpus: NoteCorpus, pairs: Pairs, index: int, eligible: Callable[[int], bool]
+) -> list[Finding]:
     entry = corpus.entries[index]
     findings: list[Finding] = []
-    for other in candidates(corpus, index, eligible):
-        theirs = corpus.entries[other]
-        found = contradiction(
-            entry.profile,
-            partial(corpus.claims, index),
-            theirs.profile,
-            partial(corpus.claims, other),
-            corpus.idf,
-        )
-        if found is None:
+    for other in pairs.candidates(index, eligible):
+        verdict = pairs.verdict(index, other)
+        if verdict.kind != CONTRADICTION or verdict.conflict is None:
             continue
-        findings.append(_finding(entry.display, theirs.view.id, found))
+        theirs = corpus.entries[other]
+        findings.append(_finding(entry, theirs.view.id, theirs.reviewed, verdict.conflict))
         if len(findings) == MAX_PER_NOTE:
             break
     return findings
 
 
-def _finding(path: str, other_id: str, conflict: Conflict) -> Finding:
+def _finding(entry: Entry, other_id: str, in_change: bool, conflict: Conflict) -> Finding:
+    which = "another note of this change" if in_change else "an active note on the same subject"
     return Finding(
         _RULE_OF[conflict.kind],
         WARNING,
-        path,
-        None,
-        f"this note {_VERB_OF[conflict.kind]} {other_id}, an active note on the same subject: "
+        entry.display,
+        line_of(entry.view, conflict.mine) or summary_line(entry.view),
+        f"this note {_VERB_OF[conflict.kind]} {other_id}, {which}: "
         f'"{quote(conflict.mine, 100)}" against "{quote(conflict.theirs, 100)}" '
         f"({conflict.detail})",
         f"If this note is right, add `supersedes: [{other_id}]`; if not, fix one of them.",

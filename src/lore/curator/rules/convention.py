@@ -1,7 +1,9 @@
 """`convention/`: the mechanical parts of `_conventions.md`, with limits from `lore.toml`.
 
 `## What` comes first and its first line stands alone (an agent may see only that
-line); the title and the body stay short. Settings problems and a pull request
+line, though it may end with a colon when it states the decision, and "It was
+decided …" refers to nothing before it); the title and the body stay short (URLs are
+not counted as words). Settings problems and a pull request
 that edits `lore.toml` are reported here too.
 """
 
@@ -40,6 +42,23 @@ _BACK_REFERENCE = re.compile(
 )
 _FRAGMENT_START = re.compile(r"^(?:[-*+]\s|\d+[.)]\s|```|~~~|\||>|<|!\[|\[\[)")
 _WORD = re.compile(r"[\w'’-]+")
+# "It" that refers to nothing before it: "It was decided we would …", "It is required that …".
+_IMPERSONAL = re.compile(
+    r"^it(?:'s|’s|\s+(?:is|was|has\s+been|had\s+been|will\s+be))\s+(?:now\s+)?"
+    r"(?:decided|agreed|chosen|resolved|determined|settled|required|mandatory|forbidden|"
+    r"necessary|important|essential|safe|unsafe|best|better|possible|impossible|recommended)\b",
+    re.IGNORECASE,
+)
+# A line ending with a colon that states the decision itself ("We will use these tools:").
+_DECIDES = re.compile(
+    r"\b(?:we|the team|teams?|everyone|each \w+|all \w+)\s+(?:will|shall|must|should|"
+    r"decided|agreed|chose|adopt(?:ed)?|use[sd]?|keep|run|require[sd]?)\b|\bdecided\s+to\b|"
+    r"\bis\s+to\b|\b(?:must|will|shall)\s+(?:not\s+)?\w+",
+    re.IGNORECASE,
+)
+MIN_DECISION_WORDS = 5  # of a line ending with a colon that states the decision
+_LINK_TARGET = re.compile(r"\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
+_BARE_URL = re.compile(r"\b[a-z][a-z0-9+.-]{0,31}://\S+", re.IGNORECASE)  # bounded: linear
 
 
 def check(context: CuratorContext) -> list[Finding]:
@@ -78,7 +97,7 @@ def _check_note(view: NoteView, path: str, settings: CuratorSettings) -> list[Fi
         )
     body = view.body
     code = CodeMap(body)
-    words = len(_WORD.findall(body))
+    words = word_count(body)
     if words > settings.max_body_words:
         findings.append(
             Finding(
@@ -188,15 +207,27 @@ def _check_what(view: NoteView, path: str, what: Section, found: list[Section]) 
     return findings
 
 
+def word_count(body: str) -> int:
+    """The body's words as a reader counts them: a URL (bare, or a link's target) is not
+    words, however many path segments it has."""
+    return len(_WORD.findall(_BARE_URL.sub(" ", _LINK_TARGET.sub("]", body))))
+
+
 def _not_standalone(line: str) -> str | None:
     if line.startswith(("```", "~~~", "    ")):
         return "is code, not a sentence"
     if _FRAGMENT_START.match(line):
         return "is a list item, quote or markup rather than a sentence"
-    if line.rstrip().endswith(":"):
+    if line.rstrip().endswith(":") and not _states_decision(line):
         return "introduces something that follows"
-    if _BACK_REFERENCE.match(line):
+    if _BACK_REFERENCE.match(line) and not _IMPERSONAL.match(line):
         return "refers back to something the reader has not seen"
     if len(_WORD.findall(line)) < 3:
         return "is too short to stand alone"
     return None
+
+
+def _states_decision(line: str) -> bool:
+    """A line ending with a colon that still says what was decided ("We will run these
+    checks on every pull request:"), not a bare lead-in ("The options are:")."""
+    return len(_WORD.findall(line)) >= MIN_DECISION_WORDS and bool(_DECIDES.search(line))

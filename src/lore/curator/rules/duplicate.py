@@ -4,10 +4,13 @@
   word for word the body of another note.
 - `duplicate/near` (warning): the two notes hold the same lesson in other words: their
   likeness (`lore.curator.judgement.similarity`: titles, summaries and whole notes
-  compared by IDF-weighted terms, gated by subject) reaches `near_duplicate_threshold`
-  and they do not contradict each other (a contradiction is reported instead). The
-  warning names the other note and suggests `supersedes` or an edit.
-- `duplicate/same-title` (warning): another note has the same title.
+  compared by IDF-weighted terms, gated by subject and whole-note likeness) reaches
+  `near_duplicate_threshold`, they do not contradict each other and the new note does
+  not say it replaces the other (those are reported instead: `Verdict.kind`). The
+  warning names the other note and the words both use, points at the `## What`
+  summary, and suggests `supersedes` or an edit.
+- `duplicate/same-title` (warning): another note has the same title (unless the
+  replacement rule already names it).
 
 A note is never compared with the notes it supersedes or that supersede it. In a pull
 request each new note is compared with the notes at the base and with the notes
@@ -17,13 +20,13 @@ newer note. Which notes are judged is `lore.curator.context.candidates`' decisio
 
 from __future__ import annotations
 
-from functools import partial
-
-from lore.curator.context.candidates import candidates, corpus_of
+from lore.curator.context.candidates import corpus_of
 from lore.curator.context.corpus import NoteCorpus, title_key, words_of
 from lore.curator.context.model import CuratorContext
 from lore.curator.finding import ERROR, WARNING, Finding
-from lore.curator.judgement.verdict import near_duplicate
+from lore.curator.judgement.verdict import DUPLICATE
+from lore.curator.rules.pairs import active_before, pairs_of
+from lore.curator.rules.quoting import spelled, summary_line
 
 NAME = "duplicate"
 RULES = {
@@ -43,15 +46,14 @@ def check(context: CuratorContext) -> list[Finding]:
     reviewed = [i for i in corpus.reviewed() if corpus.entries[i].view.body.strip()]
     if not reviewed:
         return []
-    threshold = context.settings.near_duplicate_threshold
     findings: list[Finding] = []
     for index in reviewed:
-        findings += _check_note(corpus, index, threshold)
-    findings += _same_titles(corpus)
+        findings += _check_note(context, corpus, index)
+    findings += _same_titles(context, corpus)
     return findings
 
 
-def _check_note(corpus: NoteCorpus, index: int, threshold: float) -> list[Finding]:
+def _check_note(context: CuratorContext, corpus: NoteCorpus, index: int) -> list[Finding]:
     entry = corpus.entries[index]
     findings: list[Finding] = []
     copy = corpus.exact_copy(index)
@@ -62,36 +64,31 @@ def _check_note(corpus: NoteCorpus, index: int, threshold: float) -> list[Findin
                 "duplicate/exact",
                 ERROR,
                 entry.display,
-                None,
+                summary_line(entry.view),
                 f"the body is the same as {other_id}'s",
                 f"Drop this note, or make it supersede {other_id} if it replaces it.",
             )
         )
+    pairs = pairs_of(context)
     near = 0
-    for other in candidates(corpus, index, lambda candidate: True):
+    for other in pairs.candidates(index, lambda candidate: True):
         if other == copy or not corpus.entries[other].view.body.strip():
             continue
-        theirs = corpus.entries[other]
-        verdict = near_duplicate(
-            entry.profile,
-            partial(corpus.claims, index),
-            theirs.profile,
-            partial(corpus.claims, other),
-            corpus.idf,
-            threshold,
-        )
-        if not verdict.near_duplicate:
+        verdict = pairs.verdict(index, other)
+        if verdict.kind != DUPLICATE:
             continue
+        theirs = corpus.entries[other]
         likeness = verdict.likeness
-        shared = ", ".join(likeness.shared(corpus.idf, 4))
+        shared = ", ".join(spelled(entry.view, likeness.shared(corpus.idf, 4)))
+        where = " (also in this change)" if theirs.reviewed else ""
         findings.append(
             Finding(
                 "duplicate/near",
                 WARNING,
                 entry.display,
-                None,
-                f"this note holds the same lesson as {theirs.view.id} ({likeness.explain()}; "
-                f"both say {shared})",
+                summary_line(entry.view),
+                f"this note holds the same lesson as {theirs.view.id}{where} "
+                f"({likeness.explain()}; both say {shared})",
                 f"If this replaces it, add `supersedes: [{theirs.view.id}]`; if it adds to it, "
                 f"link [[{theirs.view.id}]] and keep only what is new.",
             )
@@ -102,12 +99,15 @@ def _check_note(corpus: NoteCorpus, index: int, threshold: float) -> list[Findin
     return findings
 
 
-def _same_titles(corpus: NoteCorpus) -> list[Finding]:
+def _same_titles(context: CuratorContext, corpus: NoteCorpus) -> list[Finding]:
     findings: list[Finding] = []
+    pairs = pairs_of(context)
+    active = active_before(context)
     for index in corpus.reviewed():
         entry = corpus.entries[index]
         other = corpus.same_title(index)
-        if other is not None:
+        replaced = {corpus.entries[i].view.id for i, _ in pairs.replacements(index, active)}
+        if other is not None and other not in replaced:  # a replacement says it better
             findings.append(
                 Finding(
                     "duplicate/same-title",

@@ -4,7 +4,8 @@ A note must not arrive dead: expired, or depending on a note that is not active.
 It should not supersede a note that is already out of recall, itself, or a note
 that supersedes it back. In a full audit (`--all`) the notes are already in the
 vault, so expiry and stale dependencies are warnings for the gardener rather than
-errors.
+errors. A note that replaces an active note without listing it gets
+`lifecycle/may-supersede` (`lore.curator.rules.supersession`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import re
 
 from lore.curator.context.model import CuratorContext, NoteView
 from lore.curator.finding import ERROR, WARNING, Finding
+from lore.curator.rules import supersession
 from lore.note.ids import is_valid_id
 from lore.note.status import Status
 
@@ -28,6 +30,7 @@ RULES = {
     "lifecycle/depends-on-inactive": "`depends_on` names a note that is not active, so this one "
     "is stale (a warning in a full audit)",
     "lifecycle/depends-on-superseded": "a note depends on a note it supersedes",
+    supersession.RULE: supersession.DESCRIPTION,
 }
 
 _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -42,7 +45,7 @@ def check(context: CuratorContext) -> list[Finding]:
         findings += _check_note(
             checked.view, checked.display, context, supersedes=supersedes, superseders=superseders
         )
-    return findings
+    return findings + supersession.check(context)
 
 
 class _Supersedes:

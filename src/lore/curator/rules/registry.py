@@ -17,6 +17,7 @@ from lore.curator.rules import (
     injection,
     lifecycle,
     link,
+    policy,
     secret,
     taxonomy,
 )
@@ -45,6 +46,7 @@ FAMILIES: tuple[RuleFamily, ...] = (
     duplicate,
     contradiction,
     lifecycle,
+    policy,
 )
 
 

@@ -35,7 +35,8 @@ class CodeMap:
     """Answers "is this offset inside code?" for one text."""
 
     def __init__(self, text: str) -> None:
-        self.ranges = code_ranges(text)
+        # Code needs a backtick or a tilde (fences and spans): most text has neither.
+        self.ranges = code_ranges(text) if "`" in text or "~" in text else []
         self._starts = [start for start, _ in self.ranges]
 
     def __contains__(self, offset: object) -> bool:

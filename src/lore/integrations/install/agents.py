@@ -7,13 +7,15 @@ its hooks use; this module builds the entries in each agent's own format:
 - claude-code: hook groups under `hooks.EVENT` in settings.json, the MCP server in
   `~/.claude.json` (`.mcp.json` in a repository);
 - codex: hook groups in hooks.json, the MCP server and the hooks feature flag in
-  config.toml;
-- cursor: a flat `sessionStart` list with `"version": 1` in hooks.json, mcp.json;
+  config.toml (edited with tomlkit, which keeps the user's formatting);
+- cursor: flat `sessionStart` and `stop` lists with `"version": 1` in hooks.json, mcp.json;
 - copilot-cli: a hooks file lore owns whole (`lore.json`), mcp-config.json (`.github/mcp.json`);
 - gemini-cli: named hook groups and the MCP server in one settings.json.
 
-Every agent gets the two skills, with the lore command of the launcher (`lore` or
-`gh lore`) written into their instructions. Sources: docs/agents/NAME.md.
+Each agent gets a hook for every lore event it reads (session start, prompt unless
+`--no-prompt`, session end). Every agent gets the two skills, with the lore command of
+the launcher (`lore` or `gh lore`) written into their instructions; a repository's
+copy says `lore` and how to run it as `gh lore`. Sources: docs/agents/NAME.md.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from lore.integrations.agents import AGENTS, Agent
+from lore.integrations.agents import AGENTS, LORE_EVENTS, Agent
 from lore.integrations.install.components import (
     CodexConfig,
     Component,
@@ -49,6 +51,9 @@ _LORE_IN_SKILL = re.compile(
 )
 
 
+_GH_NOTE = re.compile(r"^\(If `lore` is not on PATH but the GitHub CLI is[^\n]*\n\n", re.MULTILINE)
+
+
 def skill_sources() -> dict[str, bytes]:
     """The skills shipped inside the package: name -> SKILL.md bytes (they say `lore`)."""
     base = Path(__file__).resolve().parent.parent / "skills"
@@ -56,10 +61,11 @@ def skill_sources() -> dict[str, bytes]:
 
 
 def render_skill(source: bytes, command: str) -> bytes:
-    """A skill's text with `command` (e.g. `gh lore`) wherever it says to run `lore …`."""
+    """A skill's text with `command` (e.g. `gh lore`) wherever it says to run `lore …`,
+    without the line that tells a repository's readers how to run `gh lore` instead."""
     if command == "lore":
         return source
-    text = source.decode("utf-8")
+    text = _GH_NOTE.sub("", source.decode("utf-8"))
     return _LORE_IN_SKILL.sub(lambda _: command, text).encode("utf-8")
 
 
@@ -92,8 +98,9 @@ def components(
     }[agent]
     parts = builder(known, project, launcher, prompt and known.reads("prompt"))
     skills = location(known, "skills", project)
+    command = "lore" if project is not None else launcher.text  # committed: every teammate's
     for name, source in skill_sources().items():
-        parts.append(SkillFile(skills / name / "SKILL.md", render_skill(source, launcher.text)))
+        parts.append(SkillFile(skills / name / "SKILL.md", render_skill(source, command)))
     return parts
 
 
@@ -104,13 +111,17 @@ def _hook(
     return {"type": "command", "command": command, **extra}
 
 
+def lore_events(agent: Agent, prompt: bool) -> list[str]:
+    """The lore events an install hooks for this agent: those it reads, prompt if asked."""
+    return [event for event in LORE_EVENTS if agent.reads(event) and (prompt or event != "prompt")]
+
+
 def _handlers(
     agent: Agent, launcher: Launcher, project: Path | None, prompt: bool, **extra: Any
 ) -> list[tuple[str, dict[str, Any]]]:
-    events = ["session-start", "prompt"] if prompt else ["session-start"]
     return [
         (str(agent.events[event]), _hook(agent, launcher, event, project, **extra))
-        for event in events
+        for event in lore_events(agent, prompt)
     ]
 
 
@@ -149,10 +160,15 @@ def _codex(agent: Agent, project: Path | None, launcher: Launcher, prompt: bool)
 def _cursor(
     agent: Agent, project: Path | None, launcher: Launcher, prompt: bool
 ) -> list[Component]:
-    command = hook_command(launcher, "session-start", agent.name, project=project is not None)
-    event = str(agent.events["session-start"])
+    handlers = [
+        (
+            str(agent.events[event]),
+            {"command": hook_command(launcher, event, agent.name, project=project is not None)},
+        )
+        for event in lore_events(agent, prompt)
+    ]
     return [
-        EventHooks(location(agent, "hooks", project), [(event, {"command": command})], flat=True),
+        EventHooks(location(agent, "hooks", project), handlers, flat=True),
         McpServer(location(agent, "mcp", project), _server(launcher, project)),
     ]
 
@@ -164,16 +180,17 @@ def _copilot_cli(
     hooks = {
         "version": 1,
         "hooks": {
-            str(agent.events["session-start"]): [
+            str(agent.events[event]): [
                 {
                     "type": "command",
-                    "bash": hook_command(launcher, "session-start", agent.name, project=scoped),
+                    "bash": hook_command(launcher, event, agent.name, project=scoped),
                     "powershell": powershell_hook_command(
-                        launcher, "session-start", agent.name, project=scoped
+                        launcher, event, agent.name, project=scoped
                     ),
                     "timeoutSec": HOOK_TIMEOUT_S,
                 }
             ]
+            for event in lore_events(agent, prompt)
         },
     }
     server = _server(launcher, project, {"type": "local"}, {"tools": ["*"]})
@@ -192,9 +209,13 @@ def _gemini_cli(
             "The team's reviewed notes for this repository (lore)",
         ),
         "prompt": ("lore-prompt", "Notes that match the prompt (lore; lore.toml turns it on)"),
+        "session-end": (
+            "lore-session-end",
+            "Once a session: ask whether to draft a note for the team (lore)",
+        ),
     }
     handlers = []
-    for event in ["session-start", "prompt"] if prompt else ["session-start"]:
+    for event in lore_events(agent, prompt):
         name, description = details[event]
         hook = _hook(agent, launcher, event, project)
         handlers.append(

@@ -322,20 +322,48 @@ class SkillFile(Component):
 
 # ---- Codex config.toml ----
 
+# What older installs wrote around their lines; removed wherever it is still found.
 BLOCK_START = "# >>> lore (added by `lore install codex`; `lore uninstall codex` removes it) >>>"
 BLOCK_END = "# <<< lore <<<"
-LINE_MARK = "# lore install"
+LINE_MARK = "lore install"  # the comment on every line lore adds to config.toml
 _BLOCK = re.compile(re.escape(BLOCK_START) + r"\n.*?" + re.escape(BLOCK_END) + r"\n?", re.DOTALL)
-_MARKED_LINE = re.compile(r"^[^\n]*" + re.escape(LINE_MARK) + r"[ \t]*\n", re.MULTILINE)
-_FEATURES_HEADER = re.compile(r"^[ \t]*\[[ \t]*features[ \t]*\][ \t]*(?:#[^\n]*)?\n", re.MULTILINE)
 
 
-def _toml_string(value: str) -> str:
-    return json.dumps(value, ensure_ascii=False)  # a JSON string is a valid TOML basic string
+def _strip_old_block(text: str) -> str:
+    found = _BLOCK.search(text)
+    if not found:
+        return text
+    start, end = found.span()
+    if text[max(0, start - 2) : start] == "\n\n":
+        start -= 1  # the blank line that separated the block
+    return text[:start] + text[end:]
+
+
+# The server table as lore writes it; removed as text, so that a comment the user wrote
+# after it stays (tomlkit counts such a comment as part of the table).
+_SERVER_TABLE = re.compile(
+    r"^\[mcp_servers\.lore\][ \t]*#[ \t]*" + re.escape(LINE_MARK) + r"[ \t]*\r?\n"
+    r"(?:(?:command|args)[ \t]*=[^\n]*\n){2}(?:[ \t]*\r?\n)?",
+    re.MULTILINE,
+)
+# The flag line lore adds (`hooks = true # lore install`, or its dotted form).
+_FLAG_LINE = re.compile(
+    r"^[ \t]*(?:features[ \t]*\.[ \t]*)?hooks[ \t]*=[ \t]*true[ \t]*#[ \t]*"
+    + re.escape(LINE_MARK)
+    + r"[ \t]*\r?\n",
+    re.MULTILINE,
+)
 
 
 class CodexConfig(Component):
-    """`[mcp_servers.lore]` and the hooks feature flag in Codex's `config.toml`."""
+    """`[mcp_servers.lore]` and the hooks feature flag in Codex's `config.toml`.
+
+    Edited with tomlkit, which keeps every comment, blank line, key order, dotted key
+    (`features.x = true`) and inline table (`features = {…}`) as the user wrote them.
+    lore's server table and any line it adds carry a `# lore install` comment. An
+    inline `features` table cannot hold a comment, so lore leaves it as it is (current
+    Codex turns hooks on by default). Imported only by `lore install`.
+    """
 
     label = "mcp server + hooks feature"
 
@@ -344,55 +372,63 @@ class CodexConfig(Component):
         self.command = command
         self.args = args
 
-    def _parse(self, text: str) -> dict[str, Any]:
+    def _parse(self, text: str) -> Any:
+        import tomlkit
+        from tomlkit.exceptions import ParseError
+
         try:
-            return dict(tomllib.loads(text))
-        except tomllib.TOMLDecodeError as exc:
+            return tomlkit.parse(text)
+        except ParseError as exc:
             raise InstallError(
-                f"{self.path} is not valid TOML ({exc}); lore will not rewrite it."
+                f"{self.path} is not valid TOML: {exc}; lore will not rewrite it.",
+                fix="Fix that line (Codex cannot read the file either), or add lore's "
+                "[mcp_servers.lore] table by hand as docs/agents/codex.md shows.",
             ) from None
 
-    def _strip(self, text: str) -> str:
-        """The text as it was before lore's block and flag line were added."""
-        found = _BLOCK.search(text)
-        if found:
-            start, end = found.span()
-            if text[max(0, start - 2) : start] == "\n\n":
-                start -= 1  # the blank line that separated the block
-            text = text[:start] + text[end:]
-        return _MARKED_LINE.sub("", text)
-
     def install(self, data: bytes | None) -> bytes | None:
+        import tomlkit
+
         original = "" if data is None else data.decode("utf-8-sig")
-        base = self._strip(original)
-        parsed = self._parse(base)
-        servers = parsed.get("mcp_servers")
-        if isinstance(servers, dict) and MCP_NAME in servers:
+        doc = self._parse(_strip_old_block(original))
+        servers = doc.get("mcp_servers")
+        existing = servers.get(MCP_NAME) if hasattr(servers, "get") else None
+        if existing is not None and not is_lore_mcp(existing.unwrap()):
             raise Conflict(
-                f"{self.path} already defines [mcp_servers.{MCP_NAME}] outside lore's block; "
-                "it was left as it is.",
+                f"{self.path} already has an [mcp_servers.{MCP_NAME}] that does not run "
+                "`lore mcp`; it was left as it is.",
                 fix="Remove it, then run `lore install codex` again.",
             )
-        block = [BLOCK_START]
-        features = parsed.get("features")
-        text = base
-        if not (isinstance(features, dict) and ("hooks" in features or "codex_hooks" in features)):
-            header = _FEATURES_HEADER.search(base)
-            if header:
-                text = f"{base[: header.end()]}hooks = true  {LINE_MARK}\n{base[header.end() :]}"
-            else:
-                block += ["[features]", "hooks = true"]
-        args = ", ".join(_toml_string(a) for a in self.args)
-        block += [
-            f"[mcp_servers.{MCP_NAME}]",
-            f"command = {_toml_string(self.command)}",
-            f"args = [{args}]",
-            BLOCK_END,
-        ]
-        if text and not text.endswith("\n"):
-            text += "\n"
-        new = text + ("\n" if text.strip() else "") + "\n".join(block) + "\n"
-        self._parse(new)  # never write what Codex could not read
+        if servers is not None and not hasattr(servers, "get"):
+            raise InstallError(
+                f"{self.path}: 'mcp_servers' is not a table; lore will not rewrite it."
+            )
+        features = doc.get("features")
+        if features is None:
+            flag = tomlkit.item(True)
+            flag.comment(LINE_MARK)
+            table = tomlkit.table()
+            table.add("hooks", flag)
+            doc.add("features", table)
+        elif not isinstance(features, tomlkit.items.InlineTable) and not (
+            "hooks" in features or "codex_hooks" in features
+        ):
+            flag = tomlkit.item(True)
+            flag.comment(LINE_MARK)
+            features["hooks"] = flag
+        server = tomlkit.table()
+        server.add("command", self.command)
+        server.add("args", self.args)
+        server.comment(LINE_MARK)
+        server.add(tomlkit.nl())  # a blank line before whatever table follows
+        if servers is None:
+            servers = tomlkit.table(is_super_table=True)
+            doc.add("mcp_servers", servers)
+        if MCP_NAME in servers and servers[MCP_NAME].unwrap() == server.unwrap():
+            server = servers[MCP_NAME]
+        servers[MCP_NAME] = server
+        new = tomlkit.dumps(doc)
+        if new.endswith("\n\n") and not original.endswith("\n\n"):
+            new = new.rstrip("\n") + "\n"
         if new == original:
             return data
         return new.encode("utf-8")
@@ -400,11 +436,29 @@ class CodexConfig(Component):
     def uninstall(self, data: bytes | None) -> bytes | None:
         if data is None:
             return None
-        text = data.decode("utf-8-sig")
-        if BLOCK_START not in text and LINE_MARK not in text:
+        original = data.decode("utf-8-sig")
+        text = _FLAG_LINE.sub("", _strip_old_block(original))
+        unmarked = _SERVER_TABLE.sub("", text)
+        if unmarked != text and "lore" not in _plain(
+            self._parse(unmarked).get("mcp_servers") or {}
+        ):
+            text = unmarked
+        if LINE_MARK not in text and text == original:
             return data
-        stripped = self._strip(text)
-        return stripped.encode("utf-8") if stripped.strip() else None
+        doc = self._parse(text)
+        servers = doc.get("mcp_servers")
+        if hasattr(servers, "get") and is_lore_mcp(_plain(servers.get(MCP_NAME))):
+            del servers[MCP_NAME]
+        for name in ("mcp_servers", "features"):  # an empty table says nothing
+            table = doc.get(name)
+            if table is not None and hasattr(table, "unwrap") and table.unwrap() == {}:
+                del doc[name]
+        import tomlkit
+
+        new = tomlkit.dumps(doc)
+        if new == original:
+            return data
+        return new.encode("utf-8") if new.strip() else None
 
     def status(self, data: bytes | None) -> str:
         if data is None:
@@ -425,3 +479,7 @@ class CodexConfig(Component):
             return "hooks feature off"
         wanted = {"command": self.command, "args": self.args}
         return INSTALLED if server == wanted else OUTDATED
+
+
+def _plain(item: Any) -> Any:
+    return item.unwrap() if hasattr(item, "unwrap") else item

@@ -2,10 +2,12 @@
 
 Components that share a file (Gemini CLI's `settings.json` holds hooks and the MCP
 server) are applied in turn and the file is written once. A conflict (something not
-lore's where lore's entry goes) skips that component and is reported; a file that
-cannot be parsed is reported and not touched. Everything else is written in one
-`Transaction` with the ledger: a file that cannot be read or written (read-only,
-immutable, a full disk) stops the whole command before any file changes (exit 2).
+lore's where lore's entry goes) skips that component and is reported. A file that
+cannot be parsed stops the install before anything is written, so an agent is never
+left half installed (exit 2, naming the file and what to do). Everything else is
+written in one `Transaction` with the ledger: a file that cannot be read or written
+(read-only, immutable, a full disk) stops the whole command before any file changes
+(exit 2).
 Install also records the lore command agents are told to run (`agents.agent_command`).
 """
 
@@ -20,12 +22,17 @@ from lore.integrations.install.agents import components
 from lore.integrations.install.components import Component, Conflict
 from lore.integrations.install.ledger import Ledger, digest, read_bytes
 from lore.integrations.install.ownership import Launcher
-from lore.integrations.install.transaction import InstallError, Transaction, describe
+from lore.integrations.install.transaction import (
+    NOTHING_CHANGED,
+    InstallError,
+    Transaction,
+    describe,
+)
 from lore.record import Record
 from lore.versioned import versioned
 
 # Removal goes by ownership markers, whatever command lore's entries run.
-ANY_LAUNCHER = Launcher("lore", ["lore"], ["lore"])
+ANY_LAUNCHER = Launcher("lore", ["lore"])
 
 
 class Change(Record):
@@ -124,10 +131,16 @@ def install(
                 except Conflict as exc:
                     changes.append(Change(path, part.label, "skipped", str(exc)))
                 except InstallError as exc:
-                    changes.append(Change(path, part.label, "failed", str(exc)))
-                    new = old
-                    applied = []
-                    break
+                    if dry_run:
+                        changes.append(Change(path, part.label, "failed", str(exc)))
+                        new, applied = old, []
+                        break
+                    raise InstallError(
+                        f"{exc.message} {NOTHING_CHANGED}",
+                        fix=exc.fix
+                        or "Fix the file and run the "
+                        "command again, or add lore's entries by hand as docs/agents/ shows.",
+                    ) from None
             if not applied:
                 continue
             label = ", ".join(applied)

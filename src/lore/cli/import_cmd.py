@@ -1,0 +1,415 @@
+"""`lore import KIND PATH…`: bring ADRs, agent files and other tools' memories in as proposals."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lore.errors import ExitCode, UsageError
+
+if TYPE_CHECKING:
+    from lore.team.imports.model import Candidate, ImportPlan
+    from lore.team.imports.propose import ProposeResult
+    from lore.team.imports.vault_view import VaultView
+
+KINDS = ("adr", "agents-md", "foldcrumbs", "basic-memory")
+REVIEWED = ("agents-md", "foldcrumbs", "basic-memory")  # each candidate is shown and kept or not
+
+EPILOG = """\
+kinds:
+  adr PATH…           Architecture Decision Records (Nygard/adr-tools, MADR 2-4, log4brains,
+                      one folder per ADR), one decision note each; folders are walked
+  agents-md [PATH…]   CLAUDE.md, AGENTS.md, GEMINI.md, .github/copilot-instructions.md,
+                      .cursor/rules/*.mdc, .cursorrules of the repositories (default: this one),
+                      one note per convention, gotcha or runbook
+  foldcrumbs DIR      a foldcrumbs memory folder, one note per memory you keep
+  basic-memory DIR    a basic-memory project, one note per entity you keep
+
+examples:
+  lore import adr docs/adr --dry-run           # what would be proposed, and why not the rest
+  lore import adr docs/adr --dry-run --json    # the same as one JSON object
+  lore import adr docs/adr --yes               # propose the batch as one pull request
+  lore import agents-md ~/src/api ~/src/web    # review each candidate: keep, edit or drop
+  lore import foldcrumbs ~/.claude/projects/x/memory --repo payments-api
+  lore import --resume import-adr-2026-11-02   # finish one whose push or PR failed
+
+Every note keeps its source's own words and is checked by the curator against the
+vault, its open proposals and the rest of the batch. Running an import again proposes
+nothing the vault or an open proposal already holds. Agent files and personal stores
+are shown one candidate at a time ([k]eep, [e]dit, [d]rop, keep [a]ll the rest,
+drop the [r]est, [q]uit); --yes keeps them all. Exit code 1 when the curator found
+errors (those notes are not proposed unless --force). docs/import.md has the details.
+"""
+
+
+def register(sub: Any, name: str, help_text: str) -> None:
+    from lore.cli.main import add_vault_option
+
+    parser = sub.add_parser(
+        name,
+        help=help_text,
+        description="Bring what the team already knows into the vault: ADRs, agent "
+        "instruction files, other memory tools' stores. The batch is checked by the curator "
+        "and proposed as one pull request.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "kind",
+        nargs="?",
+        choices=KINDS,
+        metavar="KIND",
+        help="adr, agents-md, foldcrumbs or basic-memory",
+    )
+    parser.add_argument(
+        "paths", nargs="*", metavar="PATH", help="the files or folders to import from"
+    )
+    parser.add_argument(
+        "--repo",
+        metavar="NAME",
+        help="the repository the notes are about (default: each file's git origin)",
+    )
+    parser.add_argument(
+        "--tag",
+        dest="tags",
+        action="append",
+        default=[],
+        metavar="TAG",
+        help="a taxonomy tag for every note (repeatable, or comma-separated)",
+    )
+    parser.add_argument(
+        "--dry-run", action="store_true", help="read and check only; propose nothing"
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print the plan (with --dry-run) or the result as JSON"
+    )
+    parser.add_argument(
+        "--yes", "-y", action="store_true", help="keep every candidate and propose without asking"
+    )
+    parser.add_argument(
+        "--one-per-note",
+        action="store_true",
+        help="one pull request per note instead of one for the batch",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="propose notes despite curator errors (never despite a secret)",
+    )
+    parser.add_argument(
+        "--resume", metavar="NAME", help="push and open the PR of an import whose push or PR failed"
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="give up on the remote after this long (default 60)",
+    )
+    add_vault_option(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from lore.team.draft import split_list
+    from lore.vaults import one_vault
+
+    if args.timeout <= 0:
+        raise UsageError("--timeout must be a positive number of seconds.")
+    vault = one_vault(args.vault)
+    if args.resume:
+        from lore.team.changes import resume_change
+
+        outcome = resume_change(vault.root, args.resume, timeout=args.timeout)
+        _show_outcomes([outcome], args.json, None)
+        return ExitCode.OK
+    if args.kind is None:
+        raise UsageError(
+            "Say what to import: lore import KIND PATH…",
+            fix="KIND is one of: " + ", ".join(KINDS) + ".",
+        )
+    if not args.paths and args.kind != "agents-md":
+        raise UsageError(
+            f"lore import {args.kind} needs the folder to import from.",
+            fix=f"E.g. lore import {args.kind} PATH.",
+        )
+    asking = not (args.yes or args.dry_run)
+    if args.json and asking:
+        raise UsageError("--json needs --yes or --dry-run: it cannot ask about each note.")
+    if asking and not sys.stdin.isatty():
+        raise UsageError(
+            "lore asks before proposing, but this is not a terminal.",
+            fix="Add --yes to keep every candidate and propose them (or --dry-run to only look).",
+        )
+    from lore.team.imports.run import open_vault, plan_import
+
+    progress = _Progress()
+    try:
+        view = open_vault(vault.root, timeout=args.timeout)
+        plan = plan_import(
+            view,
+            args.kind,
+            [Path(p).expanduser() for p in args.paths],
+            repo=args.repo,
+            tags=split_list(args.tags),
+            progress=progress,
+        )
+    finally:
+        progress.close()
+    for message in plan.notices:
+        from lore.cli.output import notice
+
+        notice(message)
+    if args.dry_run:
+        if args.json:
+            from lore.cli.output import print_json
+
+            print_json(plan.to_json())
+        else:
+            _show_plan(plan)
+            _summary(plan, None)
+        return ExitCode.PROBLEMS_FOUND if any(c.errors for c in plan.candidates) else ExitCode.OK
+    if asking:
+        if args.kind in REVIEWED:
+            if not _review(plan, view):
+                sys.stderr.write("lore: nothing was proposed.\n")
+                return ExitCode.OK
+        else:
+            _show_plan(plan)
+            if not _confirm(plan):
+                sys.stderr.write("lore: nothing was proposed.\n")
+                return ExitCode.OK
+    from lore.team.imports.propose import propose_plan
+
+    result = propose_plan(
+        plan, one_per_note=args.one_per_note, force=args.force, timeout=args.timeout
+    )
+    if args.json:
+        _print_result(plan, result)
+    else:
+        _show_outcomes(result.outcomes, False, result)
+        _summary(plan, result)
+    return ExitCode.PROBLEMS_FOUND if result.left_out or result.failed else ExitCode.OK
+
+
+class _Progress:
+    """Progress of a large import on stderr when it is a terminal; nothing on a pipe."""
+
+    def __init__(self) -> None:
+        from lore.cli.output import DelayedProgress
+
+        self._bars: dict[str, DelayedProgress] = {}
+
+    def __call__(self, label: str, done: int, total: int) -> None:
+        from lore.cli.output import DelayedProgress
+
+        if label not in self._bars:
+            self._bars[label] = DelayedProgress(label)
+        self._bars[label](done, total)
+
+    def close(self) -> None:
+        for bar in self._bars.values():
+            bar.close()
+
+
+# ---- showing the plan ----
+
+
+def _show_plan(plan: ImportPlan) -> None:
+    from lore.cli.output import console, safe
+
+    out = console()
+    base = plan.base_ref[:12]
+    out.print(
+        f"[bold]lore import {safe(plan.kind)}[/]: {len(plan.candidates)} note(s) against "
+        f"{safe(plan.base_branch)} at {base}"
+    )
+    for candidate in plan.candidates:
+        marks = " [red](errors)[/]" if candidate.errors else ""
+        out.print(
+            f"  [green]+[/] {safe(candidate.note.id)}{marks}  "
+            f"[dim]{safe(candidate.draft.source)}[/]"
+        )
+        for finding in candidate.findings:
+            colour = "red" if finding.is_error else "yellow"
+            out.print(
+                f"      [{colour}]{finding.severity}[/] {safe(finding.rule)} "
+                f"{safe(finding.sentences())}"
+            )
+    if plan.added_repos:
+        out.print(
+            "  [cyan]_taxonomy.md[/]: adds "
+            + ", ".join(safe(r) for r in plan.added_repos)
+            + " under ## Repos"
+        )
+    for skip in plan.skipped:
+        out.print(f"  [yellow]-[/] {safe(skip.source)}: [dim]{safe(skip.reason)}[/]")
+
+
+def _summary(plan: ImportPlan, result: ProposeResult | None) -> None:
+    from lore.cli.output import console, safe
+
+    out = console(stderr=True)
+    made = len(plan.candidates) - (len(result.left_out) if result is not None else 0)
+    verb = "proposed" if result is not None else "would be proposed"
+    out.print(f"[bold]Summary[/]: {made} note(s) {verb}, {len(plan.skipped)} skipped.")
+    for reason, count in plan.skip_reasons().most_common():
+        out.print(f"  skipped {count}: {safe(reason)}")
+    if result is not None:
+        for skip in result.left_out:
+            out.print(f"  not proposed: {safe(skip.source)}: {safe(skip.reason)}")
+    counts = plan.findings_by_rule()
+    if counts:
+        out.print(
+            "  findings: " + ", ".join(f"{safe(rule)} {n}" for rule, n in sorted(counts.items()))
+        )
+    if result is None:
+        out.print("[dim]Dry run: nothing was proposed.[/]")
+
+
+def _confirm(plan: ImportPlan) -> bool:
+    from rich.prompt import Confirm
+
+    from lore.cli.output import console
+
+    if not plan.candidates:
+        return False
+    return Confirm.ask(
+        f"Propose {len(plan.candidates)} note(s) as one pull request?",
+        console=console(),
+        default=False,
+    )
+
+
+# ---- the review: keep, edit or drop each candidate ----
+
+
+def _review(plan: ImportPlan, view: VaultView) -> bool:
+    """Show each candidate and ask; True when some are kept (the plan is rechecked)."""
+    from rich.prompt import Prompt
+
+    from lore.cli.output import console, safe
+    from lore.team.imports.batch import recheck
+
+    out = console()
+    kept: list[Candidate] = []
+    changed = False
+    queue = list(plan.candidates)
+    total = len(queue)
+    rest: str | None = None
+    for number, candidate in enumerate(queue, start=1):
+        if rest is not None:
+            if rest == "a":
+                kept.append(candidate)
+            changed = changed or rest == "r"
+            continue
+        while True:
+            out.rule(f"{number}/{total}  {safe(candidate.draft.source)}", style="dim")
+            out.print(safe(candidate.text), end="")
+            for note in candidate.draft.unmapped:
+                out.print(f"[dim]  · {safe(note)}[/]")
+            for finding in candidate.findings:
+                colour = "red" if finding.is_error else "yellow"
+                out.print(
+                    f"[{colour}]{finding.severity}[/] {safe(finding.rule)} "
+                    f"{safe(finding.sentences())}"
+                )
+            answer = Prompt.ask(
+                "Keep, edit, drop, keep all the rest, drop the rest, quit",
+                choices=["k", "e", "d", "a", "r", "q"],
+                default="k",
+                console=out,
+            )
+            if answer == "e":
+                edited = _edit(candidate)
+                if edited is not None:
+                    candidate.text, candidate.note = edited
+                    changed = True
+                continue
+            break
+        if answer == "q":
+            return False
+        if answer in ("k", "a"):
+            kept.append(candidate)
+        else:
+            changed = True
+        if answer in ("a", "r"):
+            rest = answer
+    if not kept:
+        plan.candidates = []
+        return False
+    plan.candidates = kept
+    if changed:
+        recheck(view, plan)
+    _show_plan(plan)
+    from rich.prompt import Confirm
+
+    return Confirm.ask(f"Propose {len(kept)} note(s)?", console=out, default=True)
+
+
+def _edit(candidate: Candidate) -> tuple[str, Any] | None:
+    """Open the note in $EDITOR; the edited text and note, or None when it does not parse."""
+    import os
+    import shlex
+    import subprocess
+    import time
+
+    from lore.cli.output import notice
+    from lore.errors import NoteError
+    from lore.files import write_atomic
+    from lore.note.parse import parse_note
+    from lore.paths import lore_home
+
+    draft = (
+        lore_home() / "drafts" / f"import-{time.strftime('%Y%m%d-%H%M%S')}-{candidate.note.id}.md"
+    )
+    write_atomic(draft, candidate.text.encode("utf-8"), mode=0o600)
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    try:
+        subprocess.run([*shlex.split(editor), str(draft)], check=True)
+        raw = draft.read_bytes()
+        note = parse_note(raw, candidate.note.path)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        notice(f"The editor ({editor}) failed: {exc}; the note is unchanged.")
+        return None
+    except NoteError as exc:
+        notice(f"The edited note cannot be read ({exc}); it is unchanged.")
+        return None
+    finally:
+        draft.unlink(missing_ok=True)
+    return raw.decode("utf-8"), note
+
+
+# ---- the result ----
+
+
+def _show_outcomes(outcomes: list[Any], as_json: bool, result: ProposeResult | None) -> None:
+    from lore.cli.output import console, print_json, safe
+
+    if as_json:
+        from lore.team.garden import change_json
+        from lore.versioned import versioned
+
+        print_json(versioned({"proposals": [change_json(o) for o in outcomes]}))
+        return
+    out = console()
+    for outcome in outcomes:
+        if outcome.pr_url:
+            out.print(f"[green]Opened[/] {safe(outcome.pr_url)} from {safe(outcome.branch)}.")
+        for step in outcome.next_steps:
+            out.print(safe(step))
+    if result is not None:
+        for name, error in result.failed:
+            out.print(f"[red]{safe(name)}[/]: {safe(str(error))}")
+
+
+def _print_result(plan: ImportPlan, result: ProposeResult) -> None:
+    from lore.cli.output import print_json
+    from lore.team.garden import change_json
+
+    data = plan.to_json()
+    data["proposals"] = [change_json(o) for o in result.outcomes]
+    data["not_proposed"] = [skip.to_json() for skip in result.left_out]
+    print_json(data)

@@ -1,0 +1,356 @@
+"""Replacement: a new note that takes the place of an existing one.
+
+A note's *cues* are its sentences (title first) that say something is being replaced:
+`supersede` or `amend`; `replace`, `deprecate`, `retire`, `decommission`, `obsolete`,
+"phase out"; "instead of", "in favour of", "in place of", "no longer", "stop using",
+"move / migrate / switch (away) from", "revert", "revisit", "reconsider"; and, weaker,
+"previously", "used to", "any more". A cue is about another note when
+
+- it links it (`[[id]]`) near a cue word, or, for `supersede`/`amend`, anywhere in its
+  sentence or paragraph (`links`);
+- it names its number: "ADR 15", "ADRs 60 and 61", "ADR-0002" against the leading
+  number of the other note's topic (`adr-015-…`, `0002-…`), as imported ADRs are named
+  (`number`);
+- it names what the other note is about: the other note's title holds `OBJECT_COVER`
+  of the weight of what the sentence says is replaced (the words right after the cue
+  word, up to a stop, and before it for "X is deprecated", "X in favour of Y"), and the
+  whole notes are alike (`similarity.whole_note` at least `SUBJECT_FLOOR`, or
+  `HISTORY_FLOOR` for the weak cues) (`subject`);
+- or it says `supersede` and names nothing ("this supersedes all prior decisions
+  regarding UEI"): then a note that is alike (`UNNAMED_FLOOR`) and shares a salient word
+  with the sentence (`unnamed`; the rule keeps the closest few).
+
+A cue that names what the other note itself replaced ("our decision to replace
+Terraform Cloud", about the note that decided it) recalls that note, and one that names
+what the other note rules out ("instead of the parsed JSON" against "the raw body, not
+the parsed JSON") agrees with it: neither replaces anything (`RESTATED`, `agrees`).
+
+A note also replaces another when it takes the same decision again: nearly the same
+title (one title's terms all but contained in the other's, `RETAKEN_CONTAINED`, and a
+weighted Jaccard of at least `RETAKEN_TITLE`) and whole notes alike (`RETAKEN_FLOOR`)
+(`retaken`).
+
+Pure functions over a note's text and two `Profile`s: no I/O. Which notes are judged,
+and what is reported, is the rules' decision (`lore.curator.rules.pairs`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from lore.curator.judgement.notes import JudgedNote, Profile
+from lore.curator.judgement.terms import Idf, content_terms, is_weak, weighted_overlap, weights
+from lore.sanitize.markdown import code_ranges
+
+SUPERSEDE, REPLACE, SWITCH, HISTORY = "supersede", "replace", "switch", "history"
+_CUES = (
+    (SUPERSEDE, r"supersed\w*|supercede\w*|superceed\w*|amend(?:s|ed|ing|ment)?"),
+    (
+        REPLACE,
+        r"replac(?:e|es|ed|ing|ement|ements)|deprecat\w*|obsolete|retir(?:e|es|ed|ing)|"
+        r"decommission\w*|sunset(?:s|ted|ting)?|phas(?:e|es|ed|ing) out",
+    ),
+    (
+        SWITCH,
+        r"instead of|in favou?r of|in place of|no longer|stop(?:s|ped|ping)? using|"
+        r"(?:mov|migrat|switch|transition)(?:e|es|ed|ing|s)? (?:away )?from|"
+        r"revert(?:s|ed|ing)?|revisit(?:s|ed|ing)?|reconsider(?:s|ed|ing)?",
+    ),
+    (HISTORY, r"previously|used to|until now|any ?more"),
+)
+_CUE = re.compile(
+    "|".join(rf"(?P<{kind}>\b(?:{pattern})\b)" for kind, pattern in _CUES), re.IGNORECASE
+)
+_LINK = re.compile(r"\[\[([^\]|#\n]+)(?:[|#][^\]\n]*)?\]\]")
+_MD_LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\([^)\n]*\)")
+_URL = re.compile(r"https?://\S+")
+_NUMBERS = re.compile(
+    r"\bADRs?[-\s#:]*(\d{1,5})((?:\s*(?:,|and|&|or)\s*(?:ADR[-\s#:]*)?\d{1,5}\b)*)", re.IGNORECASE
+)
+_DIGITS = re.compile(r"\d{1,5}")
+_RELATED = re.compile(r"^##[ \t]+related\b", re.IGNORECASE)
+_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]")
+_BULLET = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+")
+_SENTENCE_END = re.compile(r"(?<=[^.][.!?])\s+(?=\S)")
+_WORDS = re.compile(r"\[\[[^\]\n]*\]\]|[^\W_]+(?:[-.][^\W_]+)*")
+BEFORE, AFTER = 6, 8  # words around a cue word that name what is replaced
+RESTATED = 0.5  # of what a cue replaces, replaced by a cue of the other note: it recalls it
+OBJECT_CHARS = 60  # of the words right after a cue word, up to a stop
+_OBJECT_END = re.compile(r"[.,;:!?()\[\]]|\s(?:and|but|because|so|which|with|to|in|for)\s")
+_CUE_TERMS = frozenset(
+    content_terms(
+        "supersede supersedes superseded amend amends replace replaces replaced replacing "
+        "replacement deprecate deprecated deprecation retire retired decommission obsolete "
+        "sunset phase instead favour favor place longer stop using move moving moved away "
+        "migrate migrating migrated switch switching switched transition revert revisit "
+        "reconsider previously until anymore adr adrs decision decisions decided decide "
+        "record records note notes"
+    )
+)
+_TOPIC_NUMBER = re.compile(r"^(?:adr-?|ad-?)?0*(\d{1,5})$")
+# Words of a "this supersedes all prior decisions regarding X" sentence that are not X.
+_NOT_OBJECT = frozenset(
+    content_terms(
+        "supersedes superseded amends replaces prior previous earlier former decisions "
+        "decision records adrs adr notes note this these those all any regarding about"
+    )
+)
+MAX_CUES = 50  # of a note: a note is meant to hold one idea
+
+OBJECT_COVER = 0.6  # of what a sentence replaces, found in the other note's title
+_PASSIVE = re.compile(r"(?:ed|ion|ions)$|favou?r of$", re.IGNORECASE)
+_FAVOUR = re.compile(r"favou?r of$", re.IGNORECASE)
+SUBJECT_FLOOR = 0.12  # whole-note likeness a cue naming a note's subject needs
+HISTORY_FLOOR = 0.2  # ...when the cue is a weak one ("previously", "any more")
+UNNAMED_FLOOR = 0.15  # ...for "this supersedes ..." naming nothing
+RETAKEN_TITLE = 0.6  # title likeness of the same decision taken again
+RETAKEN_CONTAINED = 0.9  # ...the shorter title's weight found in the longer one
+RETAKEN_FLOOR = 0.2  # ...and its whole-note likeness
+
+
+@dataclass(frozen=True)
+class Cue:
+    """One sentence of a note that says something is being replaced."""
+
+    text: str  # the sentence as one line, links and markup dropped
+    offset: int  # where it starts in the body; -1 for the title
+    kind: str  # SUPERSEDE, REPLACE, SWITCH or HISTORY (the strongest cue word in it)
+    terms: frozenset[str]  # the content terms of the words around its cue words
+    links: tuple[str, ...]  # the note ids it (or, for SUPERSEDE, its paragraph) links
+    numbers: tuple[int, ...]  # the decision numbers it names ("ADR 15")
+    objects: frozenset[str] = frozenset()  # the terms right after its cue words, up to a
+    # link or a stop ("replace Terraform Cloud" -> terraform, cloud): what it replaces
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """Why a note may take another's place."""
+
+    other: str  # the id of the note it may replace
+    how: str  # "links", "number", "subject", "unnamed" or "retaken"
+    cue: Cue | None  # the sentence that says so (None when the title is taken again)
+    similarity: float  # the whole-note likeness of the two
+
+    def reason(self) -> str:
+        """What the finding says, after "this note may replace <id>": why."""
+        if self.cue is None:
+            return "it takes the same decision again under nearly the same title"
+        if self.how == "links":
+            return "it links that note where it says it replaces something"
+        if self.how == "number":
+            return "it names that note's number where it says it replaces something"
+        if self.how == "unnamed":
+            return "it says it supersedes earlier decisions, and that one is the most alike"
+        return "it says it replaces what that note is about"
+
+
+_STRENGTH = {SUPERSEDE: 3, REPLACE: 2, SWITCH: 1, HISTORY: 0}
+
+
+def _numbers(sentence: str) -> tuple[int, ...]:
+    found: list[int] = []
+    for match in _NUMBERS.finditer(sentence):
+        found.append(int(match[1]))
+        found += [int(more) for more in _DIGITS.findall(match[2] or "")]
+    return tuple(dict.fromkeys(found))
+
+
+def _plain(sentence: str) -> str:
+    text = _LINK.sub(" ", sentence)
+    text = _MD_LINK.sub(lambda m: m[1], text)
+    text = _URL.sub(" ", text).replace("`", "").replace("**", "").replace("__", "")
+    return " ".join(_BULLET.sub("", text).split())
+
+
+def _paragraphs(body: str) -> list[tuple[int, str]]:
+    """(offset, text) of the body's paragraphs and list items, outside code, headings and
+    the `## Related` section."""
+    hidden = [
+        (start, end)
+        for start, end in code_ranges(body)
+        if body[start:end].lstrip(" ").startswith(("```", "~~~"))
+    ]
+    found: list[tuple[int, str]] = []
+    lines: list[str] = []
+    start, offset, related = 0, 0, False
+
+    def flush() -> None:
+        if lines:
+            found.append((start, "\n".join(lines)))
+            lines.clear()
+
+    for line in body.split("\n"):
+        here = offset
+        offset += len(line) + 1
+        if any(begin <= here < end for begin, end in hidden):
+            flush()
+            continue
+        if _HEADING.match(line):
+            flush()
+            related = bool(_RELATED.match(line))
+            continue
+        if related:
+            continue
+        if not line.strip() or _BULLET.match(line):
+            flush()
+        if line.strip():
+            if not lines:
+                start = here
+            lines.append(line)
+    flush()
+    return found
+
+
+def _windows(sentence: str) -> tuple[str, str, str] | None:
+    """(the strongest cue kind, the words around each cue word, the words right after
+    each) of a sentence, or None.
+
+    Around a cue word means `BEFORE` words before it ("X is deprecated") and `AFTER`
+    words after it ("instead of X"), a `[[link]]` counting as one word: what is replaced
+    is named there, not anywhere in a long sentence."""
+    words = list(_WORDS.finditer(sentence))
+    kinds: list[str] = []
+    spans: list[str] = []
+    objects: list[str] = []
+    for match in _CUE.finditer(sentence):
+        if not match.lastgroup:
+            continue
+        kinds.append(match.lastgroup)
+        before = [w for w in words if w.end() <= match.start()][-BEFORE:]
+        after = [w for w in words if w.start() >= match.end()][:AFTER]
+        start = before[0].start() if before else match.start()
+        end = after[-1].end() if after else match.end()
+        spans.append(sentence[start:end])
+        if not _FAVOUR.search(match.group()):  # "X in favour of Y": Y is the new thing
+            after_text = sentence[match.end() :]
+            objects.append(_OBJECT_END.split(after_text, maxsplit=1)[0][:OBJECT_CHARS])
+        if _PASSIVE.search(match.group()):  # "X is deprecated", "X in favour of Y"
+            objects.append(_OBJECT_END.split(sentence[: match.start()])[-1][-OBJECT_CHARS:])
+    if not kinds:
+        return None
+    return max(kinds, key=_STRENGTH.__getitem__), "\n".join(spans), "\n".join(objects)
+
+
+def _cue(text: str, offset: int, paragraph_links: tuple[str, ...]) -> Cue | None:
+    found = _windows(text)
+    if found is None:
+        return None
+    kind, around, named = found
+    where = text if kind == SUPERSEDE else around  # "supersede" is explicit: the sentence
+    links = tuple(dict.fromkeys(m[1].strip() for m in _LINK.finditer(where)))
+    if kind == SUPERSEDE and not links:
+        links = paragraph_links
+    return Cue(
+        _plain(text),
+        offset,
+        kind,
+        frozenset(content_terms(_plain(around))),
+        links,
+        _numbers(where),
+        frozenset(content_terms(_plain(named))) - _CUE_TERMS,
+    )
+
+
+def cues(note: JudgedNote) -> tuple[Cue, ...]:
+    """The sentences of a note (its title first) that say something is being replaced."""
+    found: list[Cue] = []
+    title = _cue(note.title or "", -1, ())
+    if title is not None:
+        found.append(title)
+    for start, paragraph in _paragraphs(note.body):
+        paragraph_links = tuple(dict.fromkeys(m[1].strip() for m in _LINK.finditer(paragraph)))
+        position = 0
+        for piece in _SENTENCE_END.split(paragraph):
+            at = paragraph.find(piece, position)
+            position = at + len(piece)
+            cue = _cue(piece, start + at, paragraph_links)
+            if cue is not None:
+                found.append(cue)
+                if len(found) >= MAX_CUES:
+                    return tuple(found)
+    return tuple(found)
+
+
+def number_of(note_id: str) -> int | None:
+    """The decision number an id's topic starts with (`adr-015-…`, `0002-…`), if any."""
+    parts = note_id.split("--")
+    if len(parts) != 3:
+        return None
+    words = parts[1].split("-")
+    for size in (1, 2):
+        match = _TOPIC_NUMBER.match("-".join(words[:size]))
+        if match:
+            return int(match[1])
+    return None
+
+
+def _covered(part: frozenset[str], whole: frozenset[str], idf: Idf) -> float:
+    """The share of `whole`'s weight that `part` holds (0 when no salient term is shared)."""
+    shared = part & whole
+    if not shared or all(is_weak(term) for term in shared):
+        return 0.0
+    table = weights(idf)
+    total = table.total(whole)
+    return sum(table(term) for term in shared) / total if total else 0.0
+
+
+def _restates(cue: Cue, their_cues: tuple[Cue, ...], idf: Idf) -> bool:
+    """The other note replaced what this cue replaces already ("our decision to replace
+    Terraform Cloud", about the note that decided it): this note recalls it."""
+    return bool(cue.objects) and any(
+        _covered(theirs.objects, cue.objects, idf) >= RESTATED for theirs in their_cues
+    )
+
+
+def _names_subject(cue: Cue, theirs: Profile, idf: Idf) -> bool:
+    """What the cue says is replaced lies mostly in the other note's title ("instead of
+    Notify" against "Use GOV.UK Notify"): a long object that merely mentions the title's
+    word ("instead of writing the verbose configuration data" against "Configuration")
+    names something else."""
+    return _covered(theirs.title, cue.objects, idf) >= OBJECT_COVER
+
+
+def agrees(cue: Cue, ruled_out: frozenset[str], idf: Idf) -> bool:
+    """The other note already rules out what this cue replaces ("raw body, not the parsed
+    JSON" against "the raw bytes instead of the parsed JSON"): the two agree, and the new
+    note replaces nothing of it."""
+    return bool(cue.objects) and _covered(ruled_out, cue.objects, idf) >= RESTATED
+
+
+def replacement(  # noqa: PLR0917 - both notes' cues and profiles, their likeness, the weights
+    found: tuple[Cue, ...],
+    theirs: Profile,
+    similarity: float,
+    idf: Idf,
+    mine: Profile,
+    their_cues: tuple[Cue, ...] = (),
+) -> Replacement | None:
+    """Whether the note with `found` cues (and profile `mine`) may replace `theirs`."""
+    number = number_of(theirs.id)
+    best: Replacement | None = None
+    for cue in found:
+        if _restates(cue, their_cues, idf):
+            continue
+        if theirs.id in cue.links:
+            return Replacement(theirs.id, "links", cue, similarity)
+        if number is not None and number in cue.numbers:
+            return Replacement(theirs.id, "number", cue, similarity)
+        if best is not None:
+            continue
+        floor = HISTORY_FLOOR if cue.kind == HISTORY else SUBJECT_FLOOR
+        if similarity >= floor and _names_subject(cue, theirs, idf):
+            best = Replacement(theirs.id, "subject", cue, similarity)
+    if best is not None:
+        return best
+    title, contained = weighted_overlap(mine.title, theirs.title, idf)
+    if title >= RETAKEN_TITLE and contained >= RETAKEN_CONTAINED and similarity >= RETAKEN_FLOOR:
+        return Replacement(theirs.id, "retaken", None, similarity)
+    for cue in found:
+        if cue.kind != SUPERSEDE or cue.links or cue.numbers or similarity < UNNAMED_FLOOR:
+            continue
+        if _restates(cue, their_cues, idf):
+            continue
+        if _covered(cue.terms - _NOT_OBJECT, theirs.summary, idf) > 0:
+            return Replacement(theirs.id, "unnamed", cue, similarity)
+    return None

@@ -1,0 +1,138 @@
+"""The judgement of note pairs, once per curator run, for every rule that asks.
+
+The duplicate, contradiction and replacement (`lifecycle/may-supersede`) rules and
+`lore review`'s similar notes all judge the same pairs: a note under review against its
+candidates (`lore.curator.context.candidates`; `Pairs.candidates` re-ranks a larger
+pool of them by whole-note likeness). `pairs_of(context)` keeps one `Pairs`
+per run, so each note's replacement cues are read once and each pair is judged once
+(`lore.curator.judgement.verdict.judge`); each rule reports only the pairs whose
+`Verdict.kind` is its own, so a pair gets one warning, not three.
+
+A replacement is looked for among the note's candidates and, when a cue links a note or
+names its number, that note too (`NoteCorpus.find`), whatever its words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+
+from lore.curator.context.candidates import NoteCorpus, corpus_of
+from lore.curator.context.corpus import MAX_CANDIDATES
+from lore.curator.context.model import CuratorContext
+from lore.curator.judgement.replacement import Cue, Replacement, cues
+from lore.curator.judgement.similarity import whole_note
+from lore.curator.judgement.verdict import REPLACEMENT, Verdict, judge
+
+POOL = 3 * MAX_CANDIDATES  # candidates read, of which the most alike are judged
+MAX_REPLACED = 3  # replacement findings for one note
+MAX_UNNAMED = 2  # ...of them for "this supersedes ..." naming nothing
+_ORDER = {"links": 0, "number": 1, "subject": 2, "retaken": 3, "unnamed": 4}
+_MEMO = "_lore_judged_pairs"
+
+
+class Pairs:
+    """Every verdict of one curator run, each computed once."""
+
+    def __init__(self, context: CuratorContext) -> None:
+        self.context = context
+        self.corpus: NoteCorpus = corpus_of(context)
+        self.threshold = context.settings.near_duplicate_threshold
+        self._cues: dict[int, tuple[Cue, ...]] = {}
+        self._verdicts: dict[tuple[int, int], Verdict] = {}
+        self._replaced: dict[int, list[tuple[int, Replacement]]] = {}
+
+    def cues(self, index: int) -> tuple[Cue, ...]:
+        found = self._cues.get(index)
+        if found is None:
+            found = self._cues[index] = cues(self.corpus.entries[index].view)
+        return found
+
+    def verdict(self, index: int, other: int) -> Verdict:
+        """The verdict on note `index` (under review) against note `other`."""
+        key = (index, other)
+        found = self._verdicts.get(key)
+        if found is None:
+            corpus = self.corpus
+            found = self._verdicts[key] = judge(
+                corpus.entries[index].profile,
+                partial(corpus.claims, index),
+                corpus.entries[other].profile,
+                partial(corpus.claims, other),
+                corpus.idf,
+                self.threshold,
+                self.cues(index),
+                self.cues(other),
+            )
+        return found
+
+    def candidates(self, index: int, eligible: Callable[[int], bool]) -> list[int]:
+        """The `MAX_CANDIDATES` notes to judge note `index` against: the corpus's best
+        `POOL` candidates, re-ranked by whole-note likeness (a long note's best BM25
+        matches on its title and summary miss notes alike as a whole)."""
+        corpus = self.corpus
+        pool = corpus.candidates(index, eligible, POOL)
+        mine = corpus.entries[index].profile
+        alike = {o: whole_note(mine, corpus.entries[o].profile, corpus.idf) for o in pool}
+        ranked = sorted(pool, key=lambda o: -alike[o])  # stable: ties keep the corpus's order
+        return ranked[:MAX_CANDIDATES]
+
+    def replacements(
+        self, index: int, eligible: Callable[[int], bool]
+    ) -> list[tuple[int, Replacement]]:
+        """The notes note `index` may replace, most certain first (at most `MAX_REPLACED`).
+
+        `eligible` must be the same for every call of a run (the notes active before it).
+        """
+        known = self._replaced.get(index)
+        if known is not None:
+            return known
+        corpus = self.corpus
+        found = self.cues(index)
+        links = {link for cue in found for link in cue.links}
+        numbers = {number for cue in found for number in cue.numbers}
+        chosen = self.candidates(index, eligible)
+        if links or numbers:
+            chosen += [i for i in corpus.find(index, links, numbers) if eligible(i)]
+        ranked: list[tuple[int, float, int, Replacement]] = []
+        for other in dict.fromkeys(chosen):
+            verdict = self.verdict(index, other)
+            if verdict.kind == REPLACEMENT and verdict.replacement is not None:
+                replaced = verdict.replacement
+                ranked.append((_ORDER[replaced.how], -replaced.similarity, other, replaced))
+        ranked.sort(key=lambda item: item[:3])
+        kept: list[tuple[int, Replacement]] = []
+        unnamed = 0
+        for _, _, other, replaced in ranked:
+            if replaced.how == "unnamed":
+                unnamed += 1
+                if unnamed > MAX_UNNAMED:
+                    continue
+            kept.append((other, replaced))
+        self._replaced[index] = kept[:MAX_REPLACED]
+        return self._replaced[index]
+
+
+def pairs_of(context: CuratorContext) -> Pairs:
+    """The pair judgements of a context, kept for the whole run."""
+    memo = vars(context)
+    found = memo.get(_MEMO)
+    if found is None:
+        found = memo[_MEMO] = Pairs(context)
+    return found
+
+
+def active_before(context: CuratorContext) -> Callable[[int], bool]:
+    """The notes a contradiction or a replacement may name: a note of the vault active
+    before the change, or a note under review before this one (in an audit, an active
+    one)."""
+    corpus = corpus_of(context)
+    inactive = context.statuses_after if context.audit else context.statuses_before
+
+    def active(other: int) -> bool:
+        entry = corpus.entries[other]
+        if entry.reviewed and not context.audit:
+            return True
+        return entry.view.id not in inactive
+
+    return active

@@ -1,0 +1,366 @@
+"""`lore import adr`: one decision note per Architecture Decision Record.
+
+Folders are walked recursively (hidden folders and `node_modules` left out). A folder
+whose only markdown is a `README.md` (or `index.md`) is one ADR in the one-folder-per-ADR
+layout; beside other ADRs, `README.md`, `index.md`, `toc.md` and `SUMMARY.md` are index
+pages. Templates and index pages are skipped with a reason, and so is:
+
+- a *rejected* ADR: the team decided against it, and recall serves every note as what
+  holds — a rejected decision would read as a current one;
+- a *deprecated* ADR: it no longer holds and nothing in the import replaces it;
+- a *superseded* ADR whose successor is not in the import (it would be served as
+  current, with nothing to make it inactive);
+- an ADR with no date in the file and no record in git (lore never makes one up).
+
+Supersession comes from either side of a pair ("Superseded by [3](0003-….md)" in the
+old ADR, "Supersedes ADR 2" in the new one, a link by path, number or title) and
+becomes `supersedes` on the newer note, which makes the older one inactive. A pair that
+either side calls partial, and "amends"/"clarifies"-style links, become `## Related`
+links. Proposed and draft ADRs get `confidence: low`, accepted ones `high`, ADRs with
+no status `medium`.
+
+The note keeps the ADR's own words: `## What` is the decision (its first sentence
+stands alone), `## Why` the context, both cut at sentence ends to fit the vault's
+`max_body_words`; code blocks, tables and images are left out and the note's `source`
+links to the full text.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lore.team.imports.adr_parse import AdrLink, AdrRecord, parse_adr
+from lore.team.imports.code_repo import CodeRepo, repo_of
+from lore.team.imports.markdown import Block, cut_sentences, inline_plain, sentences, word_count
+from lore.team.imports.model import Draft, ReadOptions, Skip
+
+INDEX_NAMES = frozenset(
+    {"readme.md", "index.md", "toc.md", "summary.md", "_sidebar.md", "contents.md"}
+)
+FOLDER_ADR_NAMES = ("readme.md", "index.md")
+SKIPPED_DIRS = frozenset({"node_modules", "vendor", "__pycache__"})
+_DATED_IN_FILE = ("its frontmatter", "its Date line")
+CONFIDENCE = {"accepted": "high", "superseded": "high", "proposed": "low", "": "medium"}
+
+
+@dataclass
+class AdrFile:
+    path: Path  # resolved
+    folder: str | None  # the ADR's own folder name, in the one-folder-per-ADR layout
+    repo: CodeRepo | None
+    source: str  # as the user knows it
+    record: AdrRecord | None = None
+    older: list[AdrFile] = field(default_factory=list)  # ADRs this one supersedes
+    related: list[AdrFile] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    replaced: bool = False  # a newer ADR of the import supersedes it
+
+    @property
+    def key(self) -> str:
+        return str(self.path)
+
+
+def read_adrs(paths: list[Path], options: ReadOptions) -> tuple[list[Draft], list[Skip]]:
+    """Drafts for the ADRs under `paths`, and what was skipped with the reason."""
+    skipped: list[Skip] = []
+    repos: dict[Path, CodeRepo] = {}
+    files: list[AdrFile] = []
+    for start in paths:
+        for path, folder, reason in _walk(start):
+            repo = repo_of(path, options.repo, repos)
+            source = repo.relative(path) if repo is not None else str(path)
+            if reason:
+                skipped.append(Skip(source, reason))
+            else:
+                files.append(AdrFile(path, folder, repo, source))
+        repo = repo_of(start, options.repo, repos)
+        if repo is not None:
+            repo.load([start.resolve()])
+    for number, adr in enumerate(files, start=1):
+        if options.progress is not None and (number % 50 == 0 or number == len(files)):
+            options.progress("Reading ADRs", number, len(files))
+        try:
+            text = adr.path.read_text(encoding="utf-8-sig")
+        except UnicodeDecodeError:
+            skipped.append(Skip(adr.source, "not UTF-8 text"))
+            continue
+        except OSError as exc:
+            skipped.append(Skip(adr.source, f"cannot be read ({exc.strerror})"))
+            continue
+        parsed = parse_adr(text, adr.path.name, adr.folder)
+        if isinstance(parsed, str):
+            skipped.append(Skip(adr.source, parsed))
+        else:
+            adr.record = parsed
+    records = [adr for adr in files if adr.record is not None]
+    _link_pairs(records)
+    drafts: list[Draft] = []
+    for adr in sorted(records, key=_order):
+        outcome = _draft(adr, options)
+        if isinstance(outcome, Skip):
+            skipped.append(outcome)
+        else:
+            drafts.append(outcome)
+    keys = {draft.key for draft in drafts}
+    for draft in drafts:  # links to ADRs that were skipped go nowhere
+        draft.supersedes = [k for k in draft.supersedes if k in keys]
+        draft.related = [k for k in draft.related if k in keys]
+    return drafts, skipped
+
+
+def _order(adr: AdrFile) -> tuple[str, int, str]:
+    record = adr.record
+    assert record is not None
+    return (record.date or "9999", record.number or 0, adr.source)
+
+
+# ---- which files are ADRs ----
+
+
+def _walk(start: Path) -> list[tuple[Path, str | None, str | None]]:
+    """(file, its ADR folder or None, why it is skipped or None) for each markdown file."""
+    start = start.resolve()
+    if start.is_file():
+        return [(start, None, None)]
+    found: list[tuple[Path, str | None, str | None]] = []
+    for current, folders, names in os.walk(start):
+        folders[:] = sorted(f for f in folders if not f.startswith(".") and f not in SKIPPED_DIRS)
+        here = Path(current)
+        markdown = sorted(n for n in names if n.lower().endswith((".md", ".markdown")))
+        lowered = {n.lower(): n for n in markdown}
+        own_folder = set(lowered) <= set(FOLDER_ADR_NAMES) and not any(
+            _has_markdown(here / name) for name in folders
+        )  # (the start itself, too: `lore import adr docs/adr/0007-use-kafka/`)
+        if own_folder and markdown:
+            chosen = lowered.get("readme.md") or lowered["index.md"]
+            found.append((here / chosen, here.name, None))
+            for name in markdown:
+                if name != chosen:
+                    found.append((here / name, None, f"the folder's {chosen} is its ADR"))
+            continue
+        for name in markdown:
+            if name.lower() in INDEX_NAMES:
+                found.append((here / name, None, "an index page, not a decision"))
+            else:
+                found.append((here / name, None, None))
+    return found
+
+
+def _has_markdown(folder: Path) -> bool:
+    return any(path.suffix.lower() in (".md", ".markdown") for path in folder.rglob("*"))
+
+
+# ---- supersession, from either side ----
+
+
+def _link_pairs(records: list[AdrFile]) -> None:
+    by_path = {adr.path: adr for adr in records}
+    full: dict[tuple[int, int], tuple[AdrFile, AdrFile]] = {}  # (older, newer) by id()
+    partial: set[frozenset[int]] = set()
+    related: dict[frozenset[int], tuple[AdrFile, AdrFile]] = {}
+    for adr in records:
+        record = adr.record
+        assert record is not None
+        for link in record.links:
+            other = _resolve(adr, link, records, by_path)
+            if other is None:
+                adr.notes.append(
+                    f"'{link.wording} {link.text or link.target}' names no ADR in this import"
+                )
+                continue
+            if other is adr:
+                continue
+            pair = frozenset((id(adr), id(other)))
+            if link.kind == "related" or record.partial:
+                if "superse" in link.wording.lower():
+                    partial.add(pair)
+                related.setdefault(pair, (adr, other))
+            elif link.kind == "superseded-by":
+                full[(id(adr), id(other))] = (adr, other)
+            else:
+                full[(id(other), id(adr))] = (other, adr)
+    for key, (older, newer) in full.items():
+        pair = frozenset(key)
+        if pair in partial or (key[1], key[0]) in full:
+            if (key[1], key[0]) in full:
+                older.notes.append(
+                    f"it and {newer.source} each say the other replaced it: linked as related"
+                )
+            related.setdefault(pair, (older, newer))
+            continue
+        newer.older.append(older)
+        older.replaced = True
+    for first, second in related.values():
+        first.related.append(second)
+
+
+def _resolve(
+    adr: AdrFile, link: AdrLink, records: list[AdrFile], by_path: dict[Path, AdrFile]
+) -> AdrFile | None:
+    base = adr.path.parent.parent if adr.folder else adr.path.parent
+    if link.target:
+        target = link.target.split("#", 1)[0]
+        candidate = (adr.path.parent / target).resolve()
+        if candidate in by_path:
+            return by_path[candidate]
+        for name in FOLDER_ADR_NAMES:  # a link to a one-folder ADR
+            for folder_file in (candidate / name, candidate / name.upper().replace(".MD", ".md")):
+                if folder_file in by_path:
+                    return by_path[folder_file]
+        stem = _stem(Path(target).name)
+        for other in records:
+            if _stem(other.path.name) == stem or (other.folder or "").lower() == stem:
+                return other
+    if link.number is not None:
+        same_folder = [
+            o for o in records
+            if (o.path.parent.parent if o.folder else o.path.parent) == base
+            and o.record is not None and _number_of(o) == link.number
+        ]  # fmt: skip
+        if len(same_folder) == 1:
+            return same_folder[0]
+    wanted = _title_key(link.text)
+    if wanted:
+        titled = [
+            o for o in records if o.record is not None and _title_key(o.record.title) == wanted
+        ]
+        if len(titled) == 1:
+            return titled[0]
+    return None
+
+
+def _stem(name: str) -> str:
+    """`ADR021-x.html.md` and a site's `ADR021-x/` name the same record."""
+    return re.sub(r"(?:\.html?)?(?:\.md|\.markdown)?$", "", name.lower())
+
+
+def _number_of(adr: AdrFile) -> int | None:
+    match = re.match(r"^(?:adr[-_]?)?(\d{1,5})[-_.]", adr.folder or adr.path.name, re.IGNORECASE)
+    if match and not re.match(r"^\d{8}", adr.folder or adr.path.name):
+        return int(match[1])
+    return adr.record.number if adr.record is not None else None
+
+
+def _title_key(text: str) -> str:
+    text = re.sub(r"^\s*(?:adr[\s#-]*)?#?\d+[.:)\s-]*", "", text, flags=re.IGNORECASE)
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+# ---- the draft ----
+
+
+def _draft(adr: AdrFile, options: ReadOptions) -> Draft | Skip:
+    record = adr.record
+    assert record is not None
+    status = record.status
+    if status == "rejected":
+        return Skip(
+            adr.source,
+            "rejected: the team decided against it, and a note would be served as a current "
+            "decision",
+        )
+    if status == "deprecated":
+        return Skip(
+            adr.source, "deprecated: it no longer holds, and nothing in this import replaces it"
+        )
+    if status == "superseded" and not adr.replaced:
+        return Skip(
+            adr.source,
+            "superseded, but the ADR that replaced it is not in this import (import both, so the "
+            "newer note makes this one inactive)",
+        )
+    rel = adr.source
+    repo = adr.repo
+    day, day_from = record.date, record.date_from
+    if day is None and repo is not None and rel in repo.first_date:
+        day, day_from = repo.first_date[rel], "the date git first recorded the file"
+    if day is None:
+        return Skip(
+            adr.source,
+            "no date: the file gives none and git has no record of it (commit it, or add a "
+            "Date: line)",
+        )
+    what_budget = max(25, options.max_words * 2 // 5)
+    what, dropped_what = prose(record.decision, what_budget)
+    if not what:
+        return Skip(adr.source, "its decision section has no text")
+    why, dropped_why = prose(record.context, max(0, options.max_words - word_count(what)))
+    notes = list(adr.notes)
+    if dropped_what or dropped_why:
+        notes.append("left out: " + ", ".join(sorted(set(dropped_what + dropped_why))))
+    if not status:
+        notes.append("no status: confidence medium")
+    words = " ".join(inline_plain(b.text) for b in (*record.decision, *record.context))
+    tags = options.tagger.suggest(record.title, words, options.tags)
+    if record.tags:
+        mapped, unmapped = options.tagger.map_tags(record.tags)
+        tags = list(dict.fromkeys([*tags, *mapped]))[: max(4, len(options.tags))]
+        if unmapped:
+            notes.append("its tags " + ", ".join(unmapped) + " are not in the vault's taxonomy")
+    name = repo.name if repo is not None else (options.repo or "")
+    return Draft(
+        key=adr.key,
+        source=adr.source,
+        title=record.title[: options.max_title],
+        type="decision",
+        what=what,
+        why=why,
+        date=day,
+        confidence=CONFIDENCE.get(status, "medium"),
+        tags=tags,
+        repo=[name] if name else [],
+        scope=name or "adr",
+        source_url=repo.source_url(rel) if repo is not None else None,
+        match_key=repo.match_key(rel) if repo is not None and repo.github else None,
+        supersedes=[older.key for older in adr.older],
+        related=[other.key for other in adr.related],
+        unmapped=notes + ([f"dated from {day_from}"] if day_from not in _DATED_IN_FILE else []),
+    )
+
+
+def prose(found: list[Block], max_words: int) -> tuple[str, list[str]]:
+    """The blocks as note text within `max_words`, cut at sentence ends; and what was left out.
+
+    The first line is the first sentence (of a paragraph, or a list item without its
+    marker); paragraphs keep their sentences, list items stay items.
+    """
+    units: list[tuple[str, str]] = []  # ("p" | "li", text)
+    left_out: list[str] = []
+
+    def walk(block: Block, depth: int) -> None:
+        if block.kind in ("code", "table"):
+            left_out.append("a code block" if block.kind == "code" else "a table")
+            return
+        text = inline_plain(block.text)
+        if block.kind == "item":
+            if text:
+                units.append(("li" if depth == 0 else "li2", text))
+            for child in block.children:
+                walk(child, depth + 1)
+        elif text:
+            units.extend(("p", sentence) for sentence in sentences(text))
+
+    for block in found:
+        walk(block, 0)
+    if not units:
+        return "", left_out
+    lines = [cut_sentences([units[0][1]], max_words)[0]]
+    used = word_count(lines[0])
+    previous = "p"
+    for kind, text in units[1:]:
+        words = word_count(text)
+        if used + words > max_words:
+            break
+        if kind == "p":
+            if previous == "p" and lines[-1] and not lines[-1].startswith("- "):
+                lines[-1] += " " + text
+            else:
+                lines.append(text)
+        else:
+            lines.append(("- " if kind == "li" else "  - ") + text)
+        used += words
+        previous = kind
+    return "\n".join(lines), left_out

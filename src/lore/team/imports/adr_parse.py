@@ -1,0 +1,405 @@
+"""One Architecture Decision Record, read from the formats teams use.
+
+- Michael Nygard's and adr-tools': `# 12. Title`, a `Date:` line, `## Status`, `## Context`,
+  `## Decision`, `## Consequences`; adr-tools writes links in the status section
+  ("Supercedes [1. …](0001-….md)", "Superceded by …", "Amends …", "Amended by …").
+- MADR 2: `* Status:`, `* Deciders:`, `* Date:` lines under the title; MADR 3 and 4: the
+  same in YAML frontmatter (`status`, `date`, `deciders`, `decision-makers`); sections
+  "Context and Problem Statement", "Considered Options", "Decision Outcome".
+- log4brains: MADR 2's shape with `- Status:`/`- Date:`/`- Tags:` and a `## Links`
+  section ("Supersedes [20201028-…](20201028-….md)"); file names start with the date.
+- Metadata also as `**Status:** Accepted` or a `| Status | Accepted |` table row.
+
+`parse_adr` returns an `AdrRecord` or the sentence that says why the file is not one
+(a template, an index page, no decision). The decision is the Decision (or Decision
+Outcome) section; a record that has none but a Design, Approach or Solution Overview
+section (design-record sets such as NATS's) is read from that. The title loses its
+numbering ("12. ", "ADR-0012: "); the date comes from the frontmatter, a `Date:` line,
+the status line ("Accepted on 2019-05-02") or the file name, in that order, or stays unknown. Links
+to other ADRs are collected from the status and links sections and from any sentence
+of the body that names one explicitly (a link to a `.md` file, or "ADR 5"):
+"superseded by", "replaced by" (the other ADR is newer) and "supersedes", "replaces",
+"we supersede" (this one is); "partly"/"in part" superseded, "amends", "amended by",
+"clarifies", "refines", "extends", "relates to" are related links only. A status of
+"Partly superseded" makes every supersession it names partial.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any
+
+from lore.team.imports.markdown import (
+    Block,
+    blocks,
+    cut_title,
+    field_text,
+    inline_plain,
+    sentences,
+    split_frontmatter,
+    visible_text,
+)
+
+STATUSES = ("accepted", "proposed", "rejected", "deprecated", "superseded")
+_STATUS_WORDS = {
+    "accepted": "accepted", "approved": "accepted", "adopted": "accepted", "agreed": "accepted",
+    "decided": "accepted", "done": "accepted", "implemented": "accepted", "active": "accepted",
+    "final": "accepted", "partly": "accepted", "partially": "accepted", "amended": "accepted",
+    "proposed": "proposed", "draft": "proposed", "drafted": "proposed", "review": "proposed",
+    "pending": "proposed", "open": "proposed", "wip": "proposed", "discussion": "proposed",
+    "rfc": "proposed", "planned": "proposed", "suggested": "proposed", "in": "proposed",
+    "rejected": "rejected", "declined": "rejected", "abandoned": "rejected",
+    "withdrawn": "rejected", "deprecated": "deprecated", "obsolete": "deprecated",
+    "retired": "deprecated", "superseded": "superseded", "superceded": "superseded",
+    "superceeded": "superseded", "superseeded": "superseded",
+    "replaced": "superseded", "obsoleted": "superseded",
+}  # fmt: skip
+_ROLES = {
+    "status": "status",
+    "context": "context", "context and problem statement": "context",
+    "problem statement": "context",
+    "background": "context", "problem": "context", "the problem": "context",
+    "context and problem": "context", "motivation": "context", "rationale": "rationale",
+    "decision": "decision", "decision outcome": "decision", "outcome": "decision",
+    "the decision": "decision", "resolution": "decision", "chosen option": "decision",
+    "decisions": "decision", "solution": "decision", "proposal": "decision",
+    "design": "design", "basic design": "design", "solution overview": "design",
+    "approach": "design", "specification": "design", "proposed solution": "design",
+    "consequences": "consequences", "links": "links", "related decisions": "links",
+    "related": "links", "related adrs": "links", "see also": "links",
+}  # fmt: skip
+_STOP_SUBSECTION = re.compile(
+    r"consequence|confirmation|pros|cons\b|positive|negative|more information|implications"
+)
+_META = re.compile(
+    r"^\s*(?:[-*+]\s+)?\**(?P<key>status|date|deciders|decision[- ]makers|tags|technical story|"
+    r"authors?|title)\**\s*:\s*\**\s*(?P<value>.*?)\s*$",
+    re.IGNORECASE,
+)
+_META_ROW = re.compile(r"^\s*\|\s*\**(status|date)\**\s*\|\s*(.*?)\s*\|", re.IGNORECASE)
+_NUMBERED = re.compile(
+    r"^\s*\[?(?:(?:adr|rfc|ad|decision|record)[\s_#-]*#?(?P<a>\d{1,5})[a-z]?\]?\s*[.:)\-–—]*\s*"
+    r"|#?(?P<b>\d{1,5})[a-z]?\s*(?:[.:)]|\s[-–—])\s*|(?P<c>0\d{1,4})\s+)",
+    re.IGNORECASE,
+)
+_PLACEHOLDER = re.compile(
+    r"^\s*[\[{].*[\]}]\s*$|short title|^\s*number\.? title|^\s*title\s*$", re.I
+)
+_STATUS_PLACEHOLDER = re.compile(r"[\[{]\s*(?:draft\s*\|\s*)?proposed\s*\|", re.IGNORECASE)
+_DATE_PREFIX = re.compile(r"^(\d{4})-?(\d{2})-?(\d{2})[-_]")
+_NUMBER_PREFIX = re.compile(r"^(?:adr[-_]?)?(\d{1,5})[-_.]", re.IGNORECASE)
+_ISO = re.compile(r"(?<!\d)(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)")
+_WORDY_DATES = ("%d %B %Y", "%d %b %Y", "%B %d %Y", "%b %d %Y")
+
+# ---- links between ADRs ----
+_REF = re.compile(
+    r"\[(?P<text>[^\]]*)\]\((?P<target>[^)\s]+)\)"
+    r"|\bADR[\s#-]*(?P<num>\d{1,5})\b|(?<![\w/])#(?P<hash>\d{1,5})\b",
+    re.IGNORECASE,
+)
+_PARTIAL = r"(?:partly|partially|in\s+part|parts?\s+of\s+(?:this|it|the)(?:\s+\w+){0,3}?)"
+_PHRASES = (
+    ("partial-by", re.compile(rf"{_PARTIAL}\s+(?:been\s+)?super[sc]ee?ded\s+(?:by\s+)?", re.I)),
+    ("partial-of", re.compile(rf"{_PARTIAL}\s+super[sc]edes?\s+", re.I)),
+    ("partial-of", re.compile(
+        r"\bsuper[sc]edes?\s+(?:some\s+aspects|aspects|parts?|some\s+parts?|portions?)"
+        r"\s+of\s+", re.I)),
+    ("by", re.compile(
+        r"\b(?:super[sc]ee?ded|replaced|obsoleted|overridden)\s+(?:in\s+full\s+)?by\s+", re.I)),
+    ("by", re.compile(r"\bsuper[sc]ee?ded\s+(?=\[)", re.I)),  # "⌛️ Superseded [0019](…)"
+    ("of", re.compile(r"\b(?:super[sc]edes?|replaces|obsoletes|overrides)\s+(?:the\s+)?", re.I)),
+    ("related", re.compile(
+        r"\b(?:amend(?:s|ed\s+by)|clarifie(?:s|d\s+by)|refine(?:s|d\s+by)|extend(?:s|ed\s+by)|"
+        r"relates?\s+to|related\s+to|see\s+also|complement(?:s|ed\s+by)|depends\s+on|"
+        r"updated\s+by|updates)\s+", re.I)),
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class AdrLink:
+    kind: str  # "superseded-by" (the target is newer), "supersedes", "related"
+    target: str  # the link's path as written, or ""
+    number: int | None  # "ADR 5", "#0033", or the number in the link text
+    text: str  # the link text (a title, when there is no number)
+    wording: str  # the phrase, for messages
+
+
+@dataclass
+class AdrRecord:
+    title: str
+    number: int | None
+    status: str  # one of STATUSES, or "" when the ADR gives none
+    status_text: str
+    date: str | None
+    date_from: str
+    decision: list[Block]
+    context: list[Block]
+    links: list[AdrLink] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+    partial: bool = False  # "Partly superseded": its supersessions are related links
+
+
+def parse_adr(text: str, filename: str, folder: str | None = None) -> AdrRecord | str:
+    """The ADR in `text` (named `filename`, in its own `folder` for one-folder layouts), or
+    why it is not one."""
+    if "template" in filename.lower() or (folder and "template" in folder.lower()):
+        return "a template (its name says so), not a decision"
+    fields, body, problem = split_frontmatter(text.replace("\r\n", "\n"))
+    if problem:
+        return problem
+    body = visible_text(body)
+    found = blocks(body)
+    title_block = next((b for b in found if b.kind == "heading"), None)
+    meta = _metadata(found, fields)
+    raw_title = (
+        title_block.text
+        if title_block is not None and title_block.level == 1
+        else meta.get("title")
+        or field_text(fields.get("title"))
+        or _title_from_name(folder or filename)
+    )
+    if _PLACEHOLDER.search(raw_title) or _STATUS_PLACEHOLDER.search(meta.get("status", "")):
+        return "a template (its title or status is a placeholder), not a decision"
+    number, title = _strip_number(inline_plain(raw_title, emphasis=False))
+    if number is None:
+        number = _number_from_name(folder or filename)
+    sections = _sections(found)
+    status_text = meta.get("status") or _text_of(sections.get("status", []))
+    decision = sections.get("decision") or sections.get("design") or []
+    if not decision:
+        return "no decision section (Decision, Decision Outcome, Design): not an ADR"
+    record = AdrRecord(
+        title=cut_title(title or _title_from_name(folder or filename)),
+        number=number,
+        status=_status(status_text),
+        status_text=status_text,
+        date=None,
+        date_from="",
+        decision=decision,
+        context=sections.get("context") or sections.get("rationale") or [],
+        tags=[t for t in re.split(r"[,\s]+", meta.get("tags", "")) if t],
+    )
+    record.partial = bool(re.search(r"\b(?:partly|partially|in part)\b", status_text, re.I))
+    record.date, record.date_from = _date(fields, meta, status_text, folder or filename)
+    record.links = _links(found, sections, status_text)
+    return record
+
+
+def _metadata(found: list[Block], fields: dict[str, Any]) -> dict[str, str]:
+    """`Status:`/`Date:`/… from the frontmatter, the lines before the first `##`, or a table."""
+    meta = {key.lower(): field_text(value) for key, value in fields.items()}
+    if "decision-makers" in meta and "deciders" not in meta:
+        meta["deciders"] = meta["decision-makers"]
+    for block in found:
+        if block.kind == "heading" and block.level >= 2:
+            break
+        for line in _lines_of(block):
+            match = _META.match(line)
+            if match and match["value"]:
+                key, value = match["key"].lower(), match["value"].strip("* ")
+                meta.setdefault(key, value if key == "status" else inline_plain(value))
+            row = _META_ROW.match(line)
+            if row and row[2]:
+                meta.setdefault(row[1].lower(), inline_plain(row[2]))
+    return meta
+
+
+def _lines_of(block: Block) -> list[str]:
+    if block.kind == "table":
+        return block.text.split("\n")
+    if block.kind == "item":
+        return [block.text, *(line for child in block.children for line in _lines_of(child))]
+    if block.kind == "paragraph":
+        # A paragraph of `Key: value` lines was joined with spaces: split it again.
+        return re.split(
+            r"\s+(?=\**(?:status|date|deciders|tags|technical story)\**\s*:)",
+            block.text,
+            flags=re.I,
+        )
+    return []
+
+
+def _sections(found: list[Block]) -> dict[str, list[Block]]:
+    """The blocks under each known `##` heading (up to the next heading of any level)."""
+    sections: dict[str, list[Block]] = {}
+    current: str | None = None
+    for block in found:
+        if block.kind == "heading":
+            if block.level == 1:
+                current = None
+                continue
+            name = re.sub(r"^[\d.\s]+", "", inline_plain(block.text, emphasis=False).lower())
+            name = re.sub(r"[^a-z ]+", " ", name).split("(")[0]
+            role = _ROLES.get(" ".join(name.split()))
+            if block.level == 2 or role is not None:
+                current = role if role not in sections else None
+                if current is not None:
+                    sections[current] = []
+            elif current in ("decision", "context") and _STOP_SUBSECTION.search(name):
+                current = None  # MADR's "### Consequences" under "Decision Outcome"
+            continue
+        if current is not None:
+            sections[current].append(block)
+    return sections
+
+
+def _text_of(found: list[Block]) -> str:
+    return "\n".join(line for block in found for line in _lines_of(block) if line.strip())
+
+
+def _status(text: str) -> str:
+    words = re.findall(r"[a-z]+", inline_plain(text, emphasis=False).lower())
+    for word in words[:3]:
+        if word in _STATUS_WORDS:
+            status = _STATUS_WORDS[word]
+            if word in ("partly", "partially"):
+                return "accepted"
+            return status
+    return ""
+
+
+def _strip_number(title: str) -> tuple[int | None, str]:
+    match = _NUMBERED.match(title)
+    if match is None:
+        return None, title.strip()
+    number = match["a"] or match["b"] or match["c"]
+    rest = title[match.end() :].strip()
+    if not rest:
+        return None, title.strip()
+    return int(number), rest
+
+
+def _number_from_name(name: str) -> int | None:
+    if _DATE_PREFIX.match(name):
+        return None
+    match = _NUMBER_PREFIX.match(name)
+    return int(match[1]) if match else None
+
+
+def _title_from_name(name: str) -> str:
+    stem = re.sub(r"\.(md|markdown)$", "", name, flags=re.IGNORECASE)
+    stem = re.sub(r"^(?:\d{8}|\d{4}-\d{2}-\d{2})[-_]", "", stem)
+    stem = re.sub(r"^(?:adr[-_]?)?\d+[-_.]\s*", "", stem, flags=re.IGNORECASE)
+    words = re.sub(r"[-_]+", " ", stem).strip()
+    return words[:1].upper() + words[1:]
+
+
+def parse_date(text: str) -> str | None:
+    """An unambiguous calendar date in `text` (ISO-like, or with the month's name)."""
+    text = " ".join(inline_plain(text, emphasis=False).split())
+    match = _ISO.search(text)
+    if match:
+        try:
+            return date(int(match[1]), int(match[2]), int(match[3])).isoformat()
+        except ValueError:
+            return None
+    cleaned = re.sub(r"(\d)(st|nd|rd|th)\b", r"\1", text).replace(",", "")
+    for candidate in re.findall(
+        r"\d{1,2} [A-Za-z]{3,9} \d{4}|[A-Za-z]{3,9} \d{1,2} \d{4}", cleaned
+    ):
+        for form in _WORDY_DATES:
+            try:
+                return datetime.strptime(candidate, form).date().isoformat()
+            except ValueError:
+                continue
+    return None
+
+
+def _date(
+    fields: dict[str, Any], meta: dict[str, str], status: str, name: str
+) -> tuple[str | None, str]:
+    for key in ("date", "created", "accepted"):
+        value = field_text(fields.get(key))
+        if value and parse_date(value):
+            return parse_date(value), "its frontmatter"
+    if meta.get("date") and parse_date(meta["date"]):
+        return parse_date(meta["date"]), "its Date line"
+    if status and parse_date(status):
+        return parse_date(status), "its status line"
+    prefix = _DATE_PREFIX.match(name)
+    if prefix:
+        try:
+            return date(int(prefix[1]), int(prefix[2]), int(prefix[3])).isoformat(), "its file name"
+        except ValueError:
+            pass
+    return None, ""
+
+
+def _links(found: list[Block], sections: dict[str, list[Block]], status: str) -> list[AdrLink]:
+    """Links to other ADRs, from the status, the links section and explicit sentences."""
+    links: list[AdrLink] = []
+    status_lines = [status] if status else []
+    for line in [*status_lines, _text_of(sections.get("links", []))]:
+        links += _phrase_links(line, explicit_only=False)
+    seen = set(links)
+    listed = {id(b) for name in ("status", "links") for b in sections.get(name, [])}
+    for block in found:
+        if id(block) in listed or block.kind == "code":
+            continue
+        for line in _lines_of(block):
+            for link in _phrase_links(line, explicit_only=True):
+                if link not in seen:
+                    seen.add(link)
+                    links.append(link)
+    return links
+
+
+def _phrase_links(text: str, *, explicit_only: bool) -> list[AdrLink]:
+    found: list[AdrLink] = []
+    taken: list[tuple[int, int]] = []
+    for kind, pattern in _PHRASES:
+        for match in pattern.finditer(text):
+            if any(start <= match.start() < end for start, end in taken):
+                continue
+            taken.append((match.start(), match.end()))
+            rest = text[match.end() : match.end() + 400]
+            position, refs = 0, 0
+            for ref in _REF.finditer(rest):
+                if _SENTENCE_GAP.search(rest[position : ref.start()]):
+                    break  # the phrase's sentence ended before this reference
+                position = ref.end()
+                if ref["target"] is not None and not _RECORD_LINK.search(ref["target"]):
+                    continue  # a link to somewhere other than another record
+                if explicit_only and ref["target"] is None and ref["num"] is None:
+                    continue
+                refs += 1
+                found.append(_link(kind, ref, match[0].strip()))
+            if not refs and not explicit_only and kind in ("by", "of"):
+                title = inline_plain(_SENTENCE_GAP.split(rest, maxsplit=1)[0]).strip(" .")
+                if title:
+                    found.append(AdrLink(_KINDS[kind], "", None, title, match[0].strip()))
+    return found
+
+
+_SENTENCE_GAP = re.compile(r"[.;](?:\s|$)|\n")
+# A link to another record: a markdown file, a folder, a site's page (`.html`, or a
+# relative path with no extension, as documentation sites write them).
+_RECORD_LINK = re.compile(
+    r"\.(?:md|markdown|html?)(?:#.*)?$|/$|/README(?:\.md)?$|^(?![a-z]+:)(?!#)(?:\.\.?/)*[^.#]*[^/.#]$",
+    re.IGNORECASE,
+)
+_KINDS = {
+    "by": "superseded-by",
+    "of": "supersedes",
+    "partial-by": "related",
+    "partial-of": "related",
+    "related": "related",
+}
+
+
+def _link(kind: str, ref: re.Match[str], wording: str) -> AdrLink:
+    text = inline_plain(ref["text"] or "")
+    number: int | None = None
+    raw = ref["num"] or ref["hash"]
+    if raw:
+        number = int(raw)
+    else:
+        leading = re.match(r"^\s*(?:adr[\s#-]*)?#?(\d{1,5})\b", text, re.IGNORECASE)
+        if leading and not re.match(r"^\d{8}", text):
+            number = int(leading[1])
+    return AdrLink(_KINDS[kind], ref["target"] or "", number, text, wording)
+
+
+__all__ = ["STATUSES", "AdrLink", "AdrRecord", "parse_adr", "parse_date", "sentences"]

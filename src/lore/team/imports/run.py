@@ -1,0 +1,105 @@
+"""`plan_import`: read a source kind into a checked batch, against the vault it will join.
+
+The vault is fetched first (offline, the last fetched state serves) and read at the
+commit a proposal would start from (`lore.team.imports.vault_view`); the reader of the
+kind turns the paths into drafts, with the vault's taxonomy, body limit and the user's
+`--repo`/`--tag`; `lore.team.imports.batch` then decides what is proposed. The CLI
+shows the plan, lets the user review it and calls `lore.team.imports.propose`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from lore.errors import UsageError
+from lore.team.branches import check_vault
+from lore.team.changes import start_change
+from lore.team.imports.batch import plan_batch
+from lore.team.imports.model import KINDS, Draft, ImportPlan, Progress, ReadOptions, Skip
+from lore.team.imports.tagging import Tagger
+from lore.team.imports.vault_view import VaultView, read_view
+from lore.team.proposals import find_author
+from lore.vault import git
+from lore.vault.remote import NETWORK_TIMEOUT, GitHubRepo, github_repo
+
+Reader = Callable[[list[Path], ReadOptions], tuple[list[Draft], list[Skip]]]
+BODY_ROOM = 20  # words kept free under `max_body_words` (the body's headings and links)
+MAX_WORDS = 200  # the conventions' aim, when the vault allows more
+
+
+def reader_for(kind: str) -> Reader:
+    if kind == "adr":
+        from lore.team.imports.adr import read_adrs
+
+        return read_adrs
+    if kind == "agents-md":
+        from lore.team.imports.agents_md import read_agent_files
+
+        return read_agent_files
+    if kind == "foldcrumbs":
+        from lore.team.imports.foldcrumbs import read_foldcrumbs
+
+        return read_foldcrumbs
+    if kind == "basic-memory":
+        from lore.team.imports.basic_memory import read_basic_memory
+
+        return read_basic_memory
+    raise UsageError(
+        f"'{kind}' is not a kind of import.", fix="Use one of: " + ", ".join(KINDS) + "."
+    )
+
+
+def open_vault(root: Path, *, timeout: float = NETWORK_TIMEOUT) -> VaultView:
+    """The vault as a proposal would start from it, after a fetch."""
+    root = root.resolve()
+    check_vault(root)
+    base_branch, base_ref = start_change(root, timeout=timeout)
+    return read_view(root, base_branch, base_ref)
+
+
+def plan_import(
+    view: VaultView,
+    kind: str,
+    paths: list[Path],
+    *,
+    repo: str | None = None,
+    tags: list[str] | None = None,
+    progress: Progress | None = None,
+    author_lookup: Callable[[Path, GitHubRepo | None], str | None] = find_author,
+) -> ImportPlan:
+    """Read `paths` as `kind` and check the batch against `view`."""
+    reader = reader_for(kind)
+    given = [tag.strip().lower() for tag in tags or [] if tag.strip()]
+    known = set(view.taxonomy.tags) if view.taxonomy is not None else set()
+    unknown = [tag for tag in given if tag not in known]
+    if unknown:
+        raise UsageError(
+            f"--tag {unknown[0]} is not in the vault's _taxonomy.md.",
+            fix="Use a tag listed in _taxonomy.md, or add it there in a pull request first.",
+        )
+    for path in paths:
+        if not path.exists():
+            raise UsageError(
+                f"{path}: no such file or folder.", fix="Give the folders to import from."
+            )
+    options = ReadOptions(
+        tagger=Tagger(view.taxonomy),
+        max_words=min(MAX_WORDS, view.max_body_words - BODY_ROOM),
+        max_title=view.max_title_chars,
+        repo=repo,
+        tags=given,
+        types=frozenset(view.taxonomy.types) if view.taxonomy is not None else frozenset(),
+        progress=progress,
+    )
+    drafts, skipped = reader(paths, options)
+    author = author_lookup(view.root, github_repo(git.remote_url(view.root)))
+    return plan_batch(
+        view,
+        kind,
+        drafts,
+        skipped,
+        author=author,
+        merge_repos=kind == "agents-md",
+        progress=progress,
+    )
