@@ -67,6 +67,7 @@ class DelayedProgress:
     def __call__(self, done: int, total: int, label: str | None = None) -> None:
         import time
 
+        stage = label is not None and label != self._label
         if label is not None:
             self._label = label
         if self._progress is None:
@@ -83,6 +84,8 @@ class DelayedProgress:
         self._progress.update(
             self._task, completed=done, total=total or None, description=self._label
         )
+        if stage:  # each stage drawn at least once, however quickly it passes
+            self._progress.refresh()
 
     def close(self) -> None:
         if self._progress is not None:
