@@ -329,3 +329,42 @@ def test_a_query_of_common_words_only_runs_the_plain_query(
         conn.close()
     assert counter.runs[0] == [None], "every word common: the plain query"
     assert counter.runs[2][0] == '"zulu"', "a rare word: the notes that have it first"
+
+
+def test_a_filtered_query_without_a_phrase_rare_among_the_kept_notes_runs_the_plain_query(
+    make_vault: Callable[..., Vault], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With `--type`, the plain query scores only the notes the type keeps, so a phrase in
+    4 % of the notes no longer makes a first pass cheap when the type keeps 15 % of them
+    (each pass reads every phrase again): one plain query, the same answer. Without the
+    filter, the notes of that phrase are still scored first."""
+    rng = random.Random(5)
+    common = ("alpha", "bravo", "charlie")
+    notes = {}
+    for number in range(400):
+        words = [word for word in common if rng.random() < 0.35] + ["filler"] * 5
+        if number % 25 == 0:
+            words.append("yankee")  # 16 of 400 notes: 4 %
+        kind = "gotcha" if number % 20 < 3 else "convention"  # 15 % gotchas
+        notes[f"synth--note-{number}--2026-01-01"] = note_text(
+            f"Note {number}", type=kind, body="## What\n" + " ".join(words) + ".\n"
+        )
+    vault = make_vault(notes)
+    conn, _ = open_index(vault.root)
+    counter = PassCounter(monkeypatch)
+    query = "yankee alpha bravo charlie"
+    filtered = RecallRequest(query=query, types=("gotcha",))
+    try:
+        counter.start()
+        answer = _answer(conn, filtered)
+        counter.start()
+        with monkeypatch.context() as patch:
+            patch.setattr(ranker, "COMMON_SHARE", 2.0)
+            assert _answer(conn, filtered) == answer
+        counter.start()
+        _answer(conn, RecallRequest(query=query))
+    finally:
+        conn.close()
+    assert answer, "the filter keeps notes that match"
+    assert counter.runs[0] == [None], "filtered, no phrase rare among the kept: the plain query"
+    assert counter.runs[2][0] == '"yankee"', "unfiltered: the rarer phrase's notes first"

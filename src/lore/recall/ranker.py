@@ -238,11 +238,31 @@ class Ranker(Record):
         note, it almost never settles it (a query of common words only, all about as
         common), and each further pass reads every phrase again: the plain query is
         cheaper. The answer is the same either way.
+
+        With `--type` or `--tag`, the plain query scores only the notes the filter keeps,
+        so what a pass saves shrinks with the share it keeps while the reading of every
+        phrase does not: a phrase is rare enough only under `COMMON_SHARE` of that share,
+        and without one the plain query runs (at 100,000 notes, queries of common words
+        with `--type` took up to 1.9x as long in passes as in the plain query).
         """
-        if min(self.hits[phrase] for phrase in scored) <= COMMON_SHARE * self.rows:
+        least = min(self.hits[phrase] for phrase in scored)
+        share = self.filter_share()
+        if least <= COMMON_SHARE * self.rows * share:
             return True
+        if share < 1.0:
+            return False
         most = sum(self.idf[phrase] * (BM25_K1 + 1.0) for phrase in scored)
         return sum(bound for _, bound in skipped) * ceiling < most
+
+    def filter_share(self) -> float:
+        """The share of the notes `--type` and `--tag` keep (1.0 without them): one count
+        on the covering index of those columns (0.6 ms at 100,000 notes)."""
+        if not self.where:
+            return 1.0
+        (kept,) = self.conn.execute(
+            f"SELECT count(*) FROM notes n WHERE 1{self.where}", self.params
+        ).fetchone()
+        return kept / max(1, self.rows)
 
     def max_boost(self) -> float:
         """No note's boosts multiply to more than this: it bounds what a candidate can reach."""
