@@ -337,7 +337,8 @@ def test_a_filtered_query_without_a_phrase_rare_among_the_kept_notes_runs_the_pl
     """With `--type`, the plain query scores only the notes the type keeps, so a phrase in
     4 % of the notes no longer makes a first pass cheap when the type keeps 15 % of them
     (each pass reads every phrase again): one plain query, the same answer. Without the
-    filter, the notes of that phrase are still scored first."""
+    filter, the notes of that phrase are still scored first, and so are those of a phrase
+    in 1 % of the notes with it (a typical query's topic words)."""
     rng = random.Random(5)
     common = ("alpha", "bravo", "charlie")
     notes = {}
@@ -345,6 +346,8 @@ def test_a_filtered_query_without_a_phrase_rare_among_the_kept_notes_runs_the_pl
         words = [word for word in common if rng.random() < 0.35] + ["filler"] * 5
         if number % 25 == 0:
             words.append("yankee")  # 16 of 400 notes: 4 %
+        if number % 100 == 1:
+            words.append("xray")  # 4 of 400 notes: 1 %
         kind = "gotcha" if number % 20 < 3 else "convention"  # 15 % gotchas
         notes[f"synth--note-{number}--2026-01-01"] = note_text(
             f"Note {number}", type=kind, body="## What\n" + " ".join(words) + ".\n"
@@ -363,8 +366,11 @@ def test_a_filtered_query_without_a_phrase_rare_among_the_kept_notes_runs_the_pl
             assert _answer(conn, filtered) == answer
         counter.start()
         _answer(conn, RecallRequest(query=query))
+        counter.start()
+        _answer(conn, RecallRequest(query="xray alpha bravo", types=("gotcha",)))
     finally:
         conn.close()
     assert answer, "the filter keeps notes that match"
     assert counter.runs[0] == [None], "filtered, no phrase rare among the kept: the plain query"
     assert counter.runs[2][0] == '"yankee"', "unfiltered: the rarer phrase's notes first"
+    assert counter.runs[3][0] == '"xray"', "filtered, a phrase in 1 %: its notes first"
