@@ -13,8 +13,10 @@ runs them (`lore curate --vault V --base main --head branch --format json`):
 With `--baseline SRC` the same runs go through that `src` folder's lore as well (e.g. a
 checkout of the previous release), each right after this code's, in a clone of the
 vault of its own (two versions of the index's schema would rebuild each other's index).
-Each run's peak memory (the child's maximum resident set size) is recorded too. Prints
-each run and the medians; results go to bench/results/curate-<notes>.json.
+Each run's peak memory (the child's maximum resident set size) and CPU time (user +
+system, which other work on the machine moves less than wall time) are recorded too,
+with the load average before and after. Prints each run and the medians; results go
+to bench/results/curate-<notes>.json.
 
     python bench/bench_curate.py                      # 10,000 notes, 5 runs
     python bench/bench_curate.py --notes 1000 --runs 3 --keep /tmp/vault
@@ -37,7 +39,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from common import lore_command, machine, median_ms, print_table  # noqa: E402
+from common import lore_command, median_ms, print_table, save_result  # noqa: E402
 from synth import git, make_vault  # noqa: E402
 
 NEW_NOTES = 5
@@ -108,6 +110,7 @@ class Version:
             self.command = [sys.executable, "-m", "lore"]
         self.timings: dict[str, list[float]] = {"ci": [], "local": [], "all": []}
         self.peaks: dict[str, list[float]] = {"ci": [], "local": [], "all": []}
+        self.cpu: dict[str, list[float]] = {"ci": [], "local": [], "all": []}  # user + system
         self.vault: Path | None = None
 
     def curate(self, vault: Path, scenario: str) -> float:
@@ -131,9 +134,11 @@ class Version:
         self.timings[scenario].append(elapsed)
         peak = usage.ru_maxrss / 1024  # KiB on Linux
         self.peaks[scenario].append(peak)
+        used = usage.ru_utime + usage.ru_stime
+        self.cpu[scenario].append(used)
         print(
-            f"{self.name:>10} {scenario:>5}: {elapsed:.2f} s, {peak:.0f} MiB, exit "
-            f"{child.returncode}, "
+            f"{self.name:>10} {scenario:>5}: {elapsed:.2f} s ({used:.2f} s CPU), "
+            f"{peak:.0f} MiB, exit {child.returncode}, "
             f"{summary['errors']} errors, {summary['warnings']} warnings, "
             f"{summary['checked']} files checked",
             flush=True,
@@ -145,6 +150,7 @@ class Version:
         for scenario, samples in self.timings.items():
             if samples:
                 row[f"{scenario}_ms"] = median_ms(samples)
+                row[f"{scenario}_cpu_ms"] = median_ms(self.cpu[scenario])
                 row[f"{scenario}_runs"] = len(samples)
                 row[f"{scenario}_peak_rss_mib"] = round(max(self.peaks[scenario]), 1)
         return row
@@ -192,11 +198,13 @@ def main() -> None:
         started = time.perf_counter()
         if not (vault / "notes").is_dir():
             make_vault(args.notes, vault)
-            add_branch(vault)
             print(f"built a {args.notes}-note vault in {time.perf_counter() - started:.1f} s")
+        if not git(vault, "branch", "--list", "branch"):  # a kept vault from bench/synth.py
+            add_branch(vault)
         for number, version in enumerate(versions):
             version.vault = vault if number == 0 else clone(vault, version.name)
             warm_up(version, version.vault)
+        load_before = os.getloadavg()
         for scenario, runs in (("ci", args.runs), ("local", args.runs), ("all", args.all_runs)):
             for _ in range(runs):
                 for version in versions:
@@ -204,15 +212,17 @@ def main() -> None:
                     if scenario == "local":
                         build_index(version, version.vault)  # `ci` removed it; untimed
                     version.curate(version.vault, scenario)
+        load_after = os.getloadavg()
     result = {
-        "machine": machine(),
         "new_notes": NEW_NOTES,
+        "load_average_before": [round(x, 2) for x in load_before],
+        "load_average_after": [round(x, 2) for x in load_after],
         "versions": [version.row(args.notes) for version in versions],
     }
+    save_result(f"curate-{args.notes}", result)
     out = HERE / "results" / f"curate-{args.notes}.json"
-    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    keys = ["version", "notes", "ci_ms", "local_ms"]
-    keys += ["all_ms", "all_peak_rss_mib"] if args.all_runs else []
+    keys = ["version", "notes", "ci_ms", "ci_cpu_ms", "local_ms", "local_cpu_ms"]
+    keys += ["all_ms", "all_cpu_ms", "all_peak_rss_mib"] if args.all_runs else []
     print_table(result["versions"], keys)
     print(f"results: {out.relative_to(HERE.parent)}")
 

@@ -1,7 +1,7 @@
 """Whole `lore recall --json` processes against the floor, query class by query class.
 
     python bench/bench_floor.py --sizes 10000 100000 --workdir /tmp/lore-bench
-    python bench/bench_floor.py --baseline OTHER_CHECKOUT/.venv/bin/lore   # before/after
+    python bench/bench_floor.py --baseline OTHER_CHECKOUT/.venv/bin/lore --baseline-name 8873ed4
 
 The floor (`bench/floor_recall.py`) is the least a Python program can do to answer a
 query: open the FTS5 table of the same index read-only, run the same OR query (the
@@ -93,7 +93,9 @@ def prepare(size: int, workdir: Path, baseline: list[str] | None) -> tuple[Path,
     return vault, other
 
 
-def bench_size(size: int, workdir: Path, runs: int, baseline: list[str] | None) -> dict[str, Any]:
+def bench_size(
+    size: int, workdir: Path, runs: int, baseline: list[str] | None, baseline_name: str
+) -> dict[str, Any]:
     vault, other = prepare(size, workdir, baseline)
     conn, _ = open_index(vault)
     weights = json.loads(
@@ -158,7 +160,7 @@ def bench_size(size: int, workdir: Path, runs: int, baseline: list[str] | None) 
         "queries_per_class": QUERIES_PER_CLASS,
         "load_average_before": [round(x, 2) for x in load_before],
         "load_average_after": [round(x, 2) for x in os.getloadavg()],
-        "baseline": " ".join(baseline) if baseline else None,
+        "baseline": baseline_name if baseline else None,  # a name: no path of this machine
         "classes": rows,
     }
 
@@ -173,6 +175,9 @@ def main() -> None:
     parser.add_argument(
         "--baseline", help="another `lore` executable (the code before), run in turns too"
     )
+    parser.add_argument(
+        "--baseline-name", default="baseline", help="what the results call it (e.g. a commit)"
+    )
     args = parser.parse_args()
     compileall.compile_dir(str(HERE.parent / "src" / "lore"), quiet=1)
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="lore-bench-"))
@@ -181,7 +186,7 @@ def main() -> None:
     table = []
     for size in args.sizes:
         print(f"{size} notes…", flush=True)
-        result = bench_size(size, workdir, args.runs, baseline)
+        result = bench_size(size, workdir, args.runs, baseline, args.baseline_name)
         result["sqlite_module"] = sqlite3.sqlite_version
         save_result(f"floor-{size}", result)
         table += result["classes"]
