@@ -266,7 +266,7 @@ class Ranker(Record):
         (kept,) = self.conn.execute(
             f"SELECT count(*) FROM notes n WHERE 1{self.where}", self.params
         ).fetchone()
-        return kept / max(1, self.rows)
+        return int(kept) / max(1, self.rows)
 
     def max_boost(self) -> float:
         """No note's boosts multiply to more than this: it bounds what a candidate can reach."""
