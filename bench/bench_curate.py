@@ -11,8 +11,12 @@ runs them (`lore curate --vault V --base main --head branch --format json`):
 - `all` (with `--all-runs N`): `lore curate --all`, every note reviewed.
 
 With `--baseline SRC` the same runs go through that `src` folder's lore as well (e.g. a
-checkout of the previous release), each right after this code's. Prints each run and
-the medians; results go to bench/results/curate-<notes>.json.
+checkout of the previous release), each right after this code's, in a clone of the
+vault of its own (two versions of the index's schema would rebuild each other's index).
+Each run's peak memory (the child's maximum resident set size) and CPU time (user +
+system, which other work on the machine moves less than wall time) are recorded too,
+with the load average before and after. Prints each run and the medians; results go
+to bench/results/curate-<notes>.json.
 
     python bench/bench_curate.py                      # 10,000 notes, 5 runs
     python bench/bench_curate.py --notes 1000 --runs 3 --keep /tmp/vault
@@ -35,7 +39,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from common import lore_command, machine, median_ms, print_table  # noqa: E402
+from common import lore_command, median_ms, print_table, save_result  # noqa: E402
 from synth import git, make_vault  # noqa: E402
 
 NEW_NOTES = 5
@@ -105,6 +109,9 @@ class Version:
             self.env["PYTHONPATH"] = str(src.resolve())
             self.command = [sys.executable, "-m", "lore"]
         self.timings: dict[str, list[float]] = {"ci": [], "local": [], "all": []}
+        self.peaks: dict[str, list[float]] = {"ci": [], "local": [], "all": []}
+        self.cpu: dict[str, list[float]] = {"ci": [], "local": [], "all": []}  # user + system
+        self.vault: Path | None = None
 
     def curate(self, vault: Path, scenario: str) -> float:
         if scenario == "ci":  # a fresh clone has no index (this lore's or an older one's)
@@ -113,14 +120,25 @@ class Version:
         what = ["--all"] if scenario == "all" else ["--base", "main", "--head", "branch"]
         command = [*self.command, "curate", "--vault", str(vault), *what, "--format", "json"]
         started = time.perf_counter()
-        result = subprocess.run(command, env=self.env, capture_output=True, text=True, check=False)
-        elapsed = time.perf_counter() - started
-        if result.returncode not in (0, 1):
-            raise SystemExit(f"lore curate failed ({result.returncode}): {result.stderr}")
-        summary = json.loads(result.stdout)["summary"]
+        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+            child = subprocess.Popen(command, env=self.env, stdout=out, stderr=err)
+            _, status, usage = os.wait4(child.pid, 0)
+            child.returncode = os.waitstatus_to_exitcode(status)
+            elapsed = time.perf_counter() - started
+            out.seek(0)
+            err.seek(0)
+            stdout, stderr = out.read().decode(), err.read().decode()
+        if child.returncode not in (0, 1):
+            raise SystemExit(f"lore curate failed ({child.returncode}): {stderr}")
+        summary = json.loads(stdout)["summary"]
         self.timings[scenario].append(elapsed)
+        peak = usage.ru_maxrss / 1024  # KiB on Linux
+        self.peaks[scenario].append(peak)
+        used = usage.ru_utime + usage.ru_stime
+        self.cpu[scenario].append(used)
         print(
-            f"{self.name:>10} {scenario:>5}: {elapsed:.2f} s, exit {result.returncode}, "
+            f"{self.name:>10} {scenario:>5}: {elapsed:.2f} s ({used:.2f} s CPU), "
+            f"{peak:.0f} MiB, exit {child.returncode}, "
             f"{summary['errors']} errors, {summary['warnings']} warnings, "
             f"{summary['checked']} files checked",
             flush=True,
@@ -132,18 +150,33 @@ class Version:
         for scenario, samples in self.timings.items():
             if samples:
                 row[f"{scenario}_ms"] = median_ms(samples)
+                row[f"{scenario}_cpu_ms"] = median_ms(self.cpu[scenario])
                 row[f"{scenario}_runs"] = len(samples)
+                row[f"{scenario}_peak_rss_mib"] = round(max(self.peaks[scenario]), 1)
         return row
 
 
-def warm_up(version: Version, vault: Path) -> None:
-    """Bytecode compiled and the vault's index built, untimed."""
+def clone(vault: Path, name: str) -> Path:
+    """A clone of the vault with its `main` and `branch`, for another version of lore."""
+    other = vault.parent / f"{vault.name}-{name}"
+    if not (other / ".git").exists():
+        git(vault.parent, "clone", "-q", str(vault), str(other))
+        git(other, "branch", "branch", "origin/branch")
+    return other
+
+
+def build_index(version: Version, vault: Path) -> None:
     subprocess.run(
         [*version.command, "index", "--vault", str(vault)],
         env=version.env,
         capture_output=True,
         check=True,
     )
+
+
+def warm_up(version: Version, vault: Path) -> None:
+    """Bytecode compiled and the vault's index built, untimed."""
+    build_index(version, vault)
     version.curate(vault, "local")
     version.timings["local"].clear()
 
@@ -165,26 +198,31 @@ def main() -> None:
         started = time.perf_counter()
         if not (vault / "notes").is_dir():
             make_vault(args.notes, vault)
-            add_branch(vault)
             print(f"built a {args.notes}-note vault in {time.perf_counter() - started:.1f} s")
-        for version in versions:
-            warm_up(version, vault)
+        if not git(vault, "branch", "--list", "branch"):  # a kept vault from bench/synth.py
+            add_branch(vault)
+        for number, version in enumerate(versions):
+            version.vault = vault if number == 0 else clone(vault, version.name)
+            warm_up(version, version.vault)
+        load_before = os.getloadavg()
         for scenario, runs in (("ci", args.runs), ("local", args.runs), ("all", args.all_runs)):
             for _ in range(runs):
                 for version in versions:
-                    if scenario == "local" and not any(
-                        (vault / state / "index.db").exists() for state in STATE_FOLDERS
-                    ):
-                        warm_up(version, vault)
-                    version.curate(vault, scenario)
+                    assert version.vault is not None
+                    if scenario == "local":
+                        build_index(version, version.vault)  # `ci` removed it; untimed
+                    version.curate(version.vault, scenario)
+        load_after = os.getloadavg()
     result = {
-        "machine": machine(),
         "new_notes": NEW_NOTES,
+        "load_average_before": [round(x, 2) for x in load_before],
+        "load_average_after": [round(x, 2) for x in load_after],
         "versions": [version.row(args.notes) for version in versions],
     }
+    save_result(f"curate-{args.notes}", result)
     out = HERE / "results" / f"curate-{args.notes}.json"
-    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    keys = ["version", "notes", "ci_ms", "local_ms"] + (["all_ms"] if args.all_runs else [])
+    keys = ["version", "notes", "ci_ms", "ci_cpu_ms", "local_ms", "local_cpu_ms"]
+    keys += ["all_ms", "all_cpu_ms", "all_peak_rss_mib"] if args.all_runs else []
     print_table(result["versions"], keys)
     print(f"results: {out.relative_to(HERE.parent)}")
 

@@ -11,7 +11,10 @@ For each size it measures, with medians over repeated runs:
   it, including the index freshness check, on the connection it keeps between calls;
   and `recall_in_index` alone), over 60 generated queries;
 - recall as a whole process (`lore recall --json …`, the console script) against
-  `python -c pass` run by the same interpreter, and the process's peak RSS.
+  `python -c pass` run by the same interpreter, and the process's peak RSS;
+- per query class (`synth.query_classes`: typical, common words only, and both with
+  `--repo` and `--type`), the in-process p50 and the whole process's median
+  (`bench/bench_floor.py` compares those with the floor script).
 Results go to bench/results/recall-<size>.json and a table on stdout. With two sizes
 or more, recall across the smallest and the largest vault together (the library call
 `recall_many`, as `lore recall` makes it with two vaults registered, their statistics
@@ -42,7 +45,7 @@ from lore.recall.engine import recall, recall_in_index  # noqa: E402
 from lore.recall.model import RecallRequest  # noqa: E402
 from lore.recall.multi import recall_many  # noqa: E402
 from lore.vaults import VaultRef  # noqa: E402
-from synth import git, make_vault, queries  # noqa: E402
+from synth import git, make_vault, queries, query_classes  # noqa: E402
 
 
 def child_run(command: list[str], env: dict[str, str] | None = None) -> tuple[float, int]:
@@ -118,9 +121,37 @@ def bench_size(size: int, workdir: Path, repeat: int) -> dict[str, Any]:
     result["recall_process_ms"] = median_ms(whole)
     result["recall_process_ratio"] = round(statistics.median(whole) / statistics.median(bare), 2)
     result["recall_process_peak_rss_mib"] = round(max(whole_rss) / 1024, 1)
+    result["classes"] = bench_classes(vault, env, repeat)
     index_file = index_path(vault)
     result["index_mib"] = round(index_file.stat().st_size / 2**20, 1)
     return result
+
+
+def _request(query: str, extra: list[str]) -> RecallRequest:
+    repo = extra[extra.index("--repo") + 1] if "--repo" in extra else None
+    types = (extra[extra.index("--type") + 1],) if "--type" in extra else ()
+    return RecallRequest(query=query, repo=repo, types=types)
+
+
+def bench_classes(vault: Path, env: dict[str, str], repeat: int) -> dict[str, Any]:
+    """Each query class: recall in-process (p50, p95) and as a whole process (median)."""
+    found: dict[str, Any] = {}
+    for name, (asked, extra) in query_classes(12).items():
+        inside, whole = [], []
+        for _ in range(3):
+            for query in asked:
+                started = time.perf_counter()
+                recall(vault, _request(query, extra))
+                inside.append(time.perf_counter() - started)
+        for number in range(max(8, repeat * 2)):
+            query = asked[number % len(asked)]
+            whole.append(child_run([*lore_command(), "recall", "--json", *extra, query], env)[0])
+        found[name] = {
+            "in_process_p50_ms": median_ms(inside),
+            "in_process_p95_ms": percentile_ms(inside, 0.95),
+            "process_ms": median_ms(whole),
+        }
+    return found
 
 
 def bench_multi(sizes: list[int], workdir: Path) -> dict[str, Any]:
@@ -178,6 +209,12 @@ def main() -> None:
         "index_mib",
     ]
     print_table(rows, keys)
+    per_class = [
+        {"notes": row["notes"], "class": name, **figures}
+        for row in rows
+        for name, figures in row["classes"].items()
+    ]
+    print_table(per_class, list(per_class[0]))
     if len(set(args.sizes)) > 1:
         multi = bench_multi(args.sizes, workdir)
         save_result("recall-multi", multi)

@@ -24,8 +24,9 @@ With `--baseline SRC`, the same runs go through that `src` folder's lore as well
 (`python -m lore` with it first on PYTHONPATH, this interpreter's packages), each run
 right after this code's, so both see the same load on a busy machine. Each version has
 its own clone; the remote's `lore/` branches are deleted after each real run, so every
-run pushes one new branch to a remote of the same size. Results go to
-bench/results/remember-<notes>.json and a table on stdout.
+run pushes one new branch to a remote of the same size. Each run's CPU time (user +
+system, the git it runs included) is recorded too, with the load average before and
+after. Results go to bench/results/remember-<notes>.json and a table on stdout.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -43,7 +45,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from common import lore_command, machine, median_ms, print_table  # noqa: E402
+from common import lore_command, median_ms, print_table, save_result  # noqa: E402
 from synth import git, make_vault  # noqa: E402
 
 
@@ -73,10 +75,11 @@ def prepare_remote(notes: int, workdir: Path) -> Path:
     bare = workdir / f"remote-{notes}.git"
     if not bare.exists():
         started = time.perf_counter()
-        make_vault(notes, source)
+        if not (source / ".git").exists():  # a vault kept by another bench script is reused
+            make_vault(notes, source)
+            print(f"  generated {notes} notes in {time.perf_counter() - started:.1f} s")
         git(workdir, "init", "-q", "--bare", "-b", "main", str(bare))
         git(source, "push", "-q", str(bare), "main")
-        print(f"  generated {notes} notes in {time.perf_counter() - started:.1f} s", flush=True)
     return bare
 
 
@@ -91,10 +94,20 @@ def flags(title: str) -> list[str]:
     ]  # fmt: skip
 
 
+CPU: list[float] = []  # user + system of each timed process and the git it ran, in turn
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def timed(command: list[str], env: dict[str, str]) -> tuple[float, dict[str, Any]]:
+    used = _children_cpu()
     started = time.perf_counter()
     result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     elapsed = time.perf_counter() - started
+    CPU.append(_children_cpu() - used)
     if result.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(command[:3])} failed ({result.returncode}): {result.stderr}")
     return elapsed, json.loads(result.stdout)
@@ -122,15 +135,19 @@ class Version:
         self.remember = [*command, "remember", "--vault", str(self.checkout)]
         self.dry: list[float] = []
         self.real: list[float] = []
+        self.dry_cpu: list[float] = []
+        self.real_cpu: list[float] = []
 
     def dry_run(self, title: str) -> float:
         elapsed, result = timed([*self.remember, "--dry-run", "--json", *flags(title)], self.env)
         assert "findings" in result, result
+        self.dry_cpu.append(CPU[-1])
         return elapsed
 
     def propose(self, title: str, bare: Path) -> float:
         elapsed, result = timed([*self.remember, "--yes", "--json", *flags(title)], self.env)
         assert result["status"] == "pushed", result
+        self.real_cpu.append(CPU[-1])
         for ref in git(bare, "for-each-ref", "--format=%(refname)", "refs/heads/lore/").split():
             git(bare, "update-ref", "-d", ref)
         git(self.checkout, "fetch", "-q", "--prune", "origin")
@@ -145,6 +162,8 @@ class Version:
             "remember_dry_run_range_ms": [median_ms([min(self.dry)]), median_ms([max(self.dry)])],
             "remember_push_ms": median_ms(self.real),
             "remember_push_range_ms": [median_ms([min(self.real)]), median_ms([max(self.real)])],
+            "remember_dry_run_cpu_ms": median_ms(self.dry_cpu[-runs:]),
+            "remember_push_cpu_ms": median_ms(self.real_cpu),
         }
 
 
@@ -247,6 +266,7 @@ def bench(
         versions.append(Version(baseline_name, baseline, workdir, bare))
     for version in versions:  # untimed: the index is built and the bytecode compiled
         version.dry_run("Warm up the bench once")
+    load_before = os.getloadavg()
     for run in range(runs):
         for version in versions:
             version.dry.append(version.dry_run(f"Dry run number {run} checks a note"))
@@ -256,8 +276,10 @@ def bench(
     env = versions[0].env
     imports = [started_in([sys.executable, "-c", "import git"], env) for _ in range(runs)]
     floor = [started_in([sys.executable, "-c", "pass"], env) for _ in range(runs)]
+    load_after = os.getloadavg()
     return {
-        "machine": machine(),
+        "load_average_before": [round(x, 2) for x in load_before],
+        "load_average_after": [round(x, 2) for x in load_after],
         "versions": [version.row(notes, runs) for version in versions],
         "parts": parts(versions[0], runs) if with_parts else {},
         "python_import_git_ms": median_ms(imports),
@@ -285,11 +307,11 @@ def main() -> None:
             result = bench(
                 args.notes, args.runs, Path(folder), args.baseline, args.baseline_name, **options
             )
+    save_result(f"remember-{args.notes}", result)
     out = HERE / "results" / f"remember-{args.notes}.json"
-    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     print_table(
         result["versions"],
-        ["version", "notes", "remember_dry_run_ms", "remember_push_ms"],
+        ["version", "notes", "remember_dry_run_ms", "remember_dry_run_cpu_ms", "remember_push_ms"],
     )
     for name, value in result["parts"].items():
         print(f"{name}: {value} ms")

@@ -165,6 +165,36 @@ def queries(count: int = 60, seed: int = 11) -> list[str]:
     return result
 
 
+def common_queries(count: int, seed: int = 13) -> list[str]:
+    """Queries of the commonest words only (each in about a fifth of the notes), the first
+    the one the agents' example gives."""
+    rng = random.Random(seed)
+    common = vocabulary(random.Random(7))[:24]
+    asked = ["p99 latency alert dashboard"]
+    while len(asked) < count:
+        asked.append(" ".join(rng.sample(common, rng.randint(3, 5))))
+    return asked
+
+
+FILTERS = ["--repo", REPOS[3], "--type", "gotcha"]  # what the agents' skills pass
+
+
+def query_classes(count: int) -> dict[str, tuple[list[str], list[str]]]:
+    """The benchmarks' query classes: name -> (queries, extra `lore recall` arguments).
+
+    Typical queries (topic words and a common word), queries of common words only, and
+    both with `--repo` and `--type`, the call the agents' skills and digest make.
+    """
+    typical = queries(count, seed=17)
+    common = common_queries(count)
+    return {
+        "typical": (typical, []),
+        "common-words": (common, []),
+        "typical --repo --type": (typical, FILTERS),
+        "common-words --repo --type": (common, FILTERS),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("count", type=int)

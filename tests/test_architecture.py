@@ -261,6 +261,167 @@ def test_recall_path_imports_no_heavy_modules(make_vault: Callable[..., Vault]) 
     assert loaded & costly == set()
 
 
+# ---- what a recall or hook process loads and starts (docs/performance.md) ----
+
+# Never on a recall or hook path: each costs milliseconds at every start, or is heavy.
+FORBIDDEN_ON_HOT_PATHS = {"subprocess", "dataclasses", "yaml", "git", "rich", "snowballstemmer"}
+CHILD_EVENTS = ("subprocess.Popen", "os.posix_spawn", "os.exec", "os.fork", "os.spawn", "os.system")
+# Runs lore's CLI in this interpreter with an audit hook that records every attempt to
+# start a process (CPython raises these audit events, whatever module asks), and writes
+# the modules loaded and the processes started to $LORE_TRACE at exit.
+TRACED_LORE = f"""
+import json, os, sys
+children = []
+def audit(event, args):
+    if event.startswith({CHILD_EVENTS!r}):
+        children.append(event + " " + repr(args)[:200])
+sys.addaudithook(audit)
+from lore.cli.main import main
+try:
+    code = main(sys.argv[1:])
+finally:
+    with open(os.environ["LORE_TRACE"], "w", encoding="utf-8") as out:
+        json.dump({{"modules": sorted(sys.modules), "children": children}}, out)
+sys.exit(code)
+"""
+
+
+def traced_lore(
+    args: list[str], env: dict[str, str], tmp: Path, stdin: bytes = b"", *, check: bool = True
+) -> tuple[bytes, set[str], list[str]]:
+    """Run `lore ARGS…`; its stdout, the modules it loaded and the processes it started."""
+    trace = tmp / "trace.json"
+    trace.unlink(missing_ok=True)
+    result = subprocess.run(
+        [sys.executable, "-c", TRACED_LORE, *args],
+        input=stdin,
+        env={**env, "LORE_TRACE": str(trace)},
+        capture_output=True,
+        check=check,
+        timeout=60,
+    )
+    data = json.loads(trace.read_text(encoding="utf-8"))
+    return result.stdout, set(data["modules"]), data["children"]
+
+
+def _heavy(modules: set[str]) -> set[str]:
+    return {name for name in modules if name.split(".")[0] in FORBIDDEN_ON_HOT_PATHS}
+
+
+def test_the_trace_sees_heavy_imports_and_child_processes(tmp_path: Path) -> None:
+    """The guard below can fail: `lore doctor` imports rich and runs git."""
+    vault = tmp_path / "vault"
+    from lore.vault.seed import seed_files, write_files
+    from tests.support import git
+
+    write_files(vault, seed_files())
+    git(vault, "init", "-q")
+    git(vault, "add", "-A")
+    git(vault, "commit", "-q", "-m", "seed")
+    env = {**os.environ, "LORE_VAULT": str(vault)}
+    _, loaded, children = traced_lore(["doctor"], env, tmp_path, check=False)
+    assert {"rich", "subprocess"} <= _heavy(loaded)
+    assert any(child.startswith("subprocess.Popen ('git'") for child in children), children
+
+
+def test_a_filtered_recall_process_loads_nothing_heavy_and_starts_no_process(
+    make_vault: Callable[..., Vault], tmp_path: Path
+) -> None:
+    vault = make_vault({"scope--topic--2026-01-01": note_text(repo="payments-api")})
+    env = {**os.environ, "LORE_VAULT": str(vault.root)}
+    from lore.index.build import open_index
+
+    conn, _ = open_index(vault.root)  # built beforehand, as after `lore sync`
+    conn.close()
+    args = ["recall", "--repo", "payments-api", "--type", "convention", "--json", "httpx"]
+    out, loaded, children = traced_lore(args, env, tmp_path)
+    assert json.loads(out)["results"]
+    assert _heavy(loaded) == set()
+    assert children == []
+    _, loaded, children = traced_lore([*args, "--tag", "tool/httpx"], env, tmp_path)
+    assert (_heavy(loaded), children) == (set(), [])
+
+
+# The standard library a hot path may load beyond a bare interpreter (docs/performance.md,
+# "What a hot path may import"): what these imports load, whatever the Python version.
+ALLOWED_ON_RECALL = (
+    "__future__",
+    "sqlite3",
+    "json",
+    "pathlib",
+    "unicodedata",
+    "bisect",
+    "heapq",
+    "fcntl",
+)
+ALLOWED_ON_HOOKS = (*ALLOWED_ON_RECALL, "argparse", "hashlib", "hmac", "signal", "contextlib")
+
+
+def _allowed(names: tuple[str, ...]) -> set[str]:
+    """Every module a bare interpreter has after importing these (and `importlib`)."""
+    code = f"import sys, importlib, {', '.join(names)}; print(' '.join(sys.modules))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    return set(result.stdout.split())
+
+
+def _unlisted(loaded: set[str], allowed: set[str]) -> set[str]:
+    """Modules outside lore and `allowed` (text codecs come and go with the locale)."""
+    return {m for m in loaded if m.split(".")[0] not in ("lore", "encodings") and m not in allowed}
+
+
+def test_a_filtered_recall_process_loads_only_the_listed_modules(
+    make_vault: Callable[..., Vault], tmp_path: Path
+) -> None:
+    """A new import on the recall path must be listed (and its cost measured) first."""
+    vault = make_vault({"scope--topic--2026-01-01": note_text(repo="payments-api")})
+    env = {**os.environ, "LORE_VAULT": str(vault.root)}
+    from lore.index.build import open_index
+
+    conn, _ = open_index(vault.root)
+    conn.close()
+    args = ["recall", "--repo", "payments-api", "--type", "convention", "--json", "httpx"]
+    _, loaded, _ = traced_lore(args, env, tmp_path)
+    assert _unlisted(loaded, _allowed(ALLOWED_ON_RECALL)) == set()
+
+
+def test_hook_processes_load_nothing_heavy_and_start_no_process(
+    make_vault: Callable[..., Vault], tmp_path: Path, isolated_home: Path
+) -> None:
+    """Both hooks, as a session usually finds things: the index fresh, a sync started
+    recently (so none is due), prompt recall turned on."""
+    vault = make_vault({"scope--topic--2026-01-01": note_text(repo="payments-api")})
+    (vault.root / "lore.toml").write_text(
+        "[hooks]\nprompt = true\nprompt_min_score = 0\n", encoding="utf-8"
+    )
+    vault.commit("turn on prompt recall")
+    from lore.index.build import open_index
+    from lore.integrations.launcher import state_dir
+    from tests.support import git
+
+    conn, _ = open_index(vault.root)
+    conn.close()
+    state_dir().mkdir(parents=True, exist_ok=True)
+    (state_dir() / "sync.stamp").touch()  # a sync ran a moment ago
+    work = tmp_path / "payments-api"
+    work.mkdir()
+    git(work, "init", "-q")
+    env = {**os.environ, "LORE_VAULT": str(vault.root)}
+    cwd = json.dumps(str(work))
+    session = f'{{"cwd": {cwd}, "hook_event_name": "SessionStart", "source": "startup"}}'
+    prompt = (
+        f'{{"cwd": {cwd}, "hook_event_name": "UserPromptSubmit", '
+        '"prompt": "why do billing integration tests call the container over http"}'
+    )
+    allowed = _allowed(ALLOWED_ON_HOOKS)
+    for event, stdin in (("session-start", session), ("prompt", prompt)):
+        args = ["hook", event, "--agent", "claude-code"]
+        out, loaded, children = traced_lore(args, env, tmp_path, stdin.encode())
+        assert b"additionalContext" in out, (event, out)
+        assert _heavy(loaded) == set(), event
+        assert children == [], event
+        assert _unlisted(loaded, allowed) == set(), event
+
+
 # ---- the reader can fail: plant a bad import of each form ----
 
 PLANTED = {

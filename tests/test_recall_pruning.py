@@ -92,7 +92,7 @@ def _queries(count: int, seed: int = 9) -> list[str]:
 class PassCounter:
     """Records each first-stage query: which rows it scored (None: every matching row).
 
-    Also counts the queries asked again for every row (`deeper`) and the rankings in
+    Also counts the queries read past their first rows (`deeper`) and the rankings in
     which some phrase was reweighed (`reweighed`).
     """
 
@@ -101,17 +101,20 @@ class PassCounter:
         self.deeper = 0
         self.reweighed = 0
         original = ranker.Ranker.candidates
+        read_on = ranker.Pass.take_above
 
-        def counted(
-            stages: ranker.Ranker, match: str, essential: str | None = None, **options: bool
-        ) -> object:
+        def counted(stages: ranker.Ranker, match: str, essential: str | None = None) -> object:
             self.runs[-1].append(essential)
-            self.deeper += bool(options.get("everything"))
             if len(self.runs[-1]) == 1:  # once a ranking
                 self.reweighed += any(ratio != 1.0 for ratio in stages.ratio.values())
-            return original(stages, match, essential, **options)
+            return original(stages, match, essential)
+
+        def deeper(query: ranker.Pass, threshold: float) -> dict[int, float]:
+            self.deeper += 1
+            return read_on(query, threshold)
 
         monkeypatch.setattr(ranker.Ranker, "candidates", counted)
+        monkeypatch.setattr(ranker.Pass, "take_above", deeper)
 
     def start(self) -> None:
         self.runs.append([])
@@ -235,3 +238,139 @@ def test_the_candidates_hold_the_best_notes_by_bm25(
     finally:
         conn.close()
     assert counter.deeper >= len(requests) // 2, "the rows left out were rarely asked for"
+
+
+def _common_queries(count: int, seed: int = 13) -> list[str]:
+    """Queries of the vault's commonest words only (each in most of the notes)."""
+    rng = random.Random(seed)
+    common = _vocabulary(random.Random(5), 400)[:12]
+    return [" ".join(rng.sample(common, rng.randint(2, 5))) for _ in range(count)]
+
+
+def test_queries_of_common_words_only_keep_the_answer(
+    make_vault: Callable[..., Vault], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every phrase common, most of them reweighed by the idf floor: the pruned, the plain
+    and the every-row answers agree, and the rows left unread were really left unread."""
+    vault = make_vault(_zipf_notes(600), repos=REPOS)
+    requests = list(_requests(_common_queries(30), (None, *REPOS)))
+    counter = _compare(vault.root, requests, monkeypatch)
+    assert counter.reweighed > len(requests) * 3, "the idf floor reweighed too few phrases"
+    assert counter.deeper, "no pass was read past its first rows"
+
+    read: list[int] = []
+    take, take_above = ranker.Pass.take, ranker.Pass.take_above
+
+    def counted(query: ranker.Pass, count: int) -> dict[int, float]:
+        rows = take(query, count)
+        read[-1] += len(rows)
+        return rows
+
+    def counted_above(query: ranker.Pass, threshold: float) -> dict[int, float]:
+        rows = take_above(query, threshold)
+        read[-1] += len(rows)
+        return rows
+
+    monkeypatch.setattr(ranker, "compute_boosts", lambda *_, **__: Boosts(1.0, 1.0, 1.0))
+    monkeypatch.setattr(ranker.Pass, "take", counted)
+    monkeypatch.setattr(ranker.Pass, "take_above", counted_above)
+    conn, _ = open_index(vault.root)
+    matching, partial = 0, 0
+    try:
+        for request in requests:
+            for statistics in (None, _shared(conn, request)):
+                read.append(0)
+                with monkeypatch.context() as patch:
+                    patch.setattr(ranker, "CANDIDATES", 3)
+                    cut = _answer(conn, request, statistics)
+                rows_read = read[-1]
+                read.append(0)
+                with monkeypatch.context() as patch:
+                    patch.setattr(ranker, "CANDIDATES", 10**9)
+                    patch.setattr(ranker, "COMMON_SHARE", 2.0)
+                    every_row = _answer(conn, request, statistics)
+                assert cut == every_row, (request, statistics)
+                matching = read[-1]
+                partial += rows_read < matching
+    finally:
+        conn.close()
+    assert partial >= len(requests) // 2, "reading on rarely stopped before the last row"
+
+
+def test_a_query_of_common_words_only_runs_the_plain_query(
+    make_vault: Callable[..., Vault], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When the skipped phrases could add more than the scored ones give (every word in
+    about a third of the notes), a first pass over the rarest phrase's notes cannot
+    settle the answer: the plain query runs at once. A rare word is still worth it."""
+    rng = random.Random(3)
+    common = ("alpha", "bravo", "charlie", "delta")
+    notes = {}
+    for number in range(200):
+        words = [word for word in common if rng.random() < 0.35] + ["filler"] * 5
+        if number % 50 == 0:
+            words.append("zulu")
+        notes[f"synth--note-{number}--2026-01-01"] = note_text(
+            f"Note {number}", body="## What\n" + " ".join(words) + ".\n"
+        )
+    vault = make_vault(notes)
+    conn, _ = open_index(vault.root)
+    counter = PassCounter(monkeypatch)
+    try:
+        counter.start()
+        plain = _answer(conn, RecallRequest(query=" ".join(common)))
+        counter.start()
+        with monkeypatch.context() as patch:
+            patch.setattr(ranker, "COMMON_SHARE", 2.0)
+            assert _answer(conn, RecallRequest(query=" ".join(common))) == plain
+        counter.start()
+        _answer(conn, RecallRequest(query="zulu alpha bravo"))
+    finally:
+        conn.close()
+    assert counter.runs[0] == [None], "every word common: the plain query"
+    assert counter.runs[2][0] == '"zulu"', "a rare word: the notes that have it first"
+
+
+def test_a_filtered_query_without_a_phrase_rare_among_the_kept_notes_runs_the_plain_query(
+    make_vault: Callable[..., Vault], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With `--type`, the plain query scores only the notes the type keeps, so a phrase in
+    4 % of the notes no longer makes a first pass cheap when the type keeps 15 % of them
+    (each pass reads every phrase again): one plain query, the same answer. Without the
+    filter, the notes of that phrase are still scored first, and so are those of a phrase
+    in 1 % of the notes with it (a typical query's topic words)."""
+    rng = random.Random(5)
+    common = ("alpha", "bravo", "charlie")
+    notes = {}
+    for number in range(400):
+        words = [word for word in common if rng.random() < 0.35] + ["filler"] * 5
+        if number % 25 == 0:
+            words.append("yankee")  # 16 of 400 notes: 4 %
+        if number % 100 == 1:
+            words.append("xray")  # 4 of 400 notes: 1 %
+        kind = "gotcha" if number % 20 < 3 else "convention"  # 15 % gotchas
+        notes[f"synth--note-{number}--2026-01-01"] = note_text(
+            f"Note {number}", type=kind, body="## What\n" + " ".join(words) + ".\n"
+        )
+    vault = make_vault(notes)
+    conn, _ = open_index(vault.root)
+    counter = PassCounter(monkeypatch)
+    query = "yankee alpha bravo charlie"
+    filtered = RecallRequest(query=query, types=("gotcha",))
+    try:
+        counter.start()
+        answer = _answer(conn, filtered)
+        counter.start()
+        with monkeypatch.context() as patch:
+            patch.setattr(ranker, "COMMON_SHARE", 2.0)
+            assert _answer(conn, filtered) == answer
+        counter.start()
+        _answer(conn, RecallRequest(query=query))
+        counter.start()
+        _answer(conn, RecallRequest(query="xray alpha bravo", types=("gotcha",)))
+    finally:
+        conn.close()
+    assert answer, "the filter keeps notes that match"
+    assert counter.runs[0] == [None], "filtered, no phrase rare among the kept: the plain query"
+    assert counter.runs[2][0] == '"yankee"', "unfiltered: the rarer phrase's notes first"
+    assert counter.runs[3][0] == '"xray"', "filtered, a phrase in 1 %: its notes first"

@@ -30,6 +30,7 @@ from typing import Any
 
 import pytest
 
+from lore.index.schema import APPLICATION_ID, SCHEMA_VERSION
 from lore.paths import index_path
 from lore.vault.seed import seed_files, write_files
 from tests.support import Vault, git, note_text
@@ -253,7 +254,9 @@ def index_is_sound(path: Path) -> bool:
             conn.execute("PRAGMA application_id").fetchone()[0],
             conn.execute("PRAGMA user_version").fetchone()[0],
         )
-        if header != (0x4C4F5245, 1) or conn.execute("PRAGMA quick_check").fetchall() != [("ok",)]:
+        if header != (APPLICATION_ID, SCHEMA_VERSION) or conn.execute(
+            "PRAGMA quick_check"
+        ).fetchall() != [("ok",)]:
             return False
         conn.execute("BEGIN")
         conn.execute("INSERT INTO notes_fts(notes_fts, rank) VALUES ('integrity-check', 1)")

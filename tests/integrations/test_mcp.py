@@ -101,6 +101,11 @@ BAD_CALLS: dict[str, tuple[str, dict[str, Any], str]] = {
     "inactive": ("recall", {"query": "pg", "include_inactive": "yes"}, "true or false"),
     "unknown-type": ("recall", {"query": "pg", "type": ["gotchas"]}, "known types:"),
     "unknown-repo": ("recall", {"query": "pg", "repo": "nowhere"}, "known repositories:"),
+    "unknown-tag": (
+        "recall",
+        {"query": "pg", "tag": ["tool/nowhere"]},
+        "tag tool/nowhere is not a tag",
+    ),
     "extra": ("recall", {"query": "pg", "limt": 3}, "recall has no argument 'limt'; it takes"),
     "missing": ("recall", {}, "recall needs query"),
     "confidence": (

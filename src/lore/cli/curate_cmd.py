@@ -143,16 +143,23 @@ def run(args: argparse.Namespace) -> int:
     if args.head is not None and args.base is None:
         raise UsageError("--head needs --base.", fix="Add --base REF, e.g. origin/main.")
     root = _vault_root(args.vault)
-    result = curate(
-        root,
-        base=args.base,
-        head=args.head,
-        paths=args.paths,
-        all_notes=args.all_notes,
-        semantic=args.semantic,
-        policy_approved_by=args.policy_approved_by,
-        similar=0 if args.all_notes else SHOWN,  # "does this replace one of these?"
-    )
+    from lore.cli.output import DelayedProgress
+
+    progress = DelayedProgress("Checking notes")  # on a terminal, after a second
+    try:
+        result = curate(
+            root,
+            base=args.base,
+            head=args.head,
+            paths=args.paths,
+            all_notes=args.all_notes,
+            semantic=args.semantic,
+            policy_approved_by=args.policy_approved_by,
+            similar=0 if args.all_notes else SHOWN,  # "does this replace one of these?"
+            progress=progress,
+        )
+    finally:
+        progress.close()
     if args.paths and not result.checked:
         named = ", ".join(str(path) for path in args.paths[:3])
         raise UsageError(

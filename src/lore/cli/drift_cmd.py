@@ -83,7 +83,13 @@ def run(args: argparse.Namespace) -> int:
             console().print(f"{safe(done.pr_url or done.branch)} ({done.status})")
         return ExitCode.OK
     code_repo = Path(args.code_repo) if args.code_repo else _code_repo_here(vault)
-    report = find_drift(vault, code_repo, since=args.since, repo=args.repo)
+    from lore.cli.output import DelayedProgress
+
+    progress = DelayedProgress("Reading the code's history")  # on a terminal, after a second
+    try:
+        report = find_drift(vault, code_repo, since=args.since, repo=args.repo, progress=progress)
+    finally:
+        progress.close()
     outcome = propose_drift(vault, report) if args.propose and report.notes else None
     # 1 while drifted notes are left unmarked; with --propose they are marked (or were already)
     code = ExitCode.PROBLEMS_FOUND if report.notes and not args.propose else ExitCode.OK

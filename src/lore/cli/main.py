@@ -111,6 +111,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if getattr(args, "handler", None) is None:  # `lore` alone: no command, like git
                 parser.print_help()
                 return ExitCode.BAD_INPUT
+        if command not in QUIET_COMMANDS:
+            _show_index_builds()
         return int(args.handler(args))
     except LoreError as exc:
         _print_error(str(exc))
@@ -136,6 +138,25 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         _print_error(report_crash(exc))
         return ExitCode.INTERNAL
+    finally:
+        _show_index_builds(False)
+
+
+QUIET_COMMANDS = {"hook", "mcp"}  # an agent reads their output: no progress bar, ever
+
+
+def _show_index_builds(show: bool = True) -> None:
+    """An index build a command starts (the first in a clone, a rebuild) shows its
+    progress on a terminal, as `lore index` does; never on a pipe."""
+    if not show or (sys.stderr is not None and sys.stderr.isatty()):
+        from lore.index import fill
+
+        if show:
+            from lore.cli.output import DelayedProgress
+
+            fill.BUILD_PROGRESS = lambda: DelayedProgress("Indexing notes")
+        else:
+            fill.BUILD_PROGRESS = None
 
 
 # Commands that keep their own signal handling: the hooks (their watchdog, fail-open),

@@ -105,11 +105,14 @@ def run(args: argparse.Namespace) -> int:
         include_inactive=args.include_inactive,
         explain=args.explain,
     )
-    if request.types or args.repo:
-        from lore.recall.filters import check_filters
+    check = None
+    if request.types or request.tags or args.repo:
+        from lore.recall.filters import Filters
 
-        check_filters(vaults, request.types, request.repo if args.repo else None)
-    result = recall_many(vaults, request)
+        check = Filters(
+            types=request.types, tags=request.tags, repo=request.repo if args.repo else None
+        )
+    result = recall_many(vaults, request, check)
     if args.json:
         from lore.cli.output import print_json
         from lore.recall.model import recall_json

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lore import clock
 from lore.curator.context import sources
+from lore.curator.context.candidates import note_progress
 from lore.curator.context.model import CheckedFile, CuratorContext
 from lore.curator.context.vault_index import with_vault
 from lore.curator.finding import ERROR, Finding, count
@@ -31,6 +32,8 @@ from lore.curator.rules.secret_scan import redact, scan_secrets
 from lore.errors import ExitCode, UsageError
 from lore.sanitize import sanitize_text
 from lore.sanitize.markdown import sanitize_markdown
+
+Progress = Callable[[int, int, str], None]  # (done, total, what is being done)
 
 # A GitHub login: 1-39 letters, digits and single inner hyphens (no bots: a bot approves
 # nothing). The approval itself is verified by the trusted workflow that passes it.
@@ -109,9 +112,16 @@ def build_context(
     )
 
 
-def run_rules(context: CuratorContext) -> list[Finding]:
+def run_rules(context: CuratorContext, progress: Progress | None = None) -> list[Finding]:
+    """Every rule family's findings; `progress(done, total, label)` hears of each family
+    and, in a full audit, of each note the duplicate and contradiction rules judge."""
     findings: list[Finding] = []
-    for family in FAMILIES:
+    notes = note_progress(context)
+    for number, family in enumerate(FAMILIES):
+        if progress is not None:
+            label = f"Checking notes: {family.NAME}"
+            progress(number, len(FAMILIES), label)
+            notes.report = lambda done, total, label=label: progress(done, total, label)
         try:
             findings += family.check(context)
         except Exception as exc:
@@ -128,6 +138,7 @@ def run_rules(context: CuratorContext) -> list[Finding]:
                     "Report it with the files that caused it.",
                 )
             )
+    notes.report = None
     return findings
 
 
@@ -163,6 +174,7 @@ def curate(
     semantic: bool = False,
     similar: int = 0,
     use_index: bool = True,
+    progress: Progress | None = None,
     policy_approved_by: str | None = None,
 ) -> CurateResult:
     """Review notes; raises `UsageError` for bad arguments, never for bad notes.
@@ -174,6 +186,7 @@ def curate(
     `similar`: also gather, for each note under review, up to that many of the most
     alike active notes with the judgement on each pair. `use_index=False` reads the
     vault's notes from the files (into an index in memory) instead of the vault's index.
+    `progress(done, total, label)` hears how far the review is (total 0: not known).
     `policy_approved_by`: the GitHub login of the maintainer whose approval of the pull
     request's policy changes the caller has verified; the `policy/` errors become
     warnings that name them (pull-request mode only).
@@ -188,6 +201,8 @@ def curate(
                 fix="E.g. `lore curate --base origin/main --head HEAD "
                 "--policy-approved-by octocat`.",
             )
+    if progress is not None:
+        progress(0, 0, "Reading the notes")
     context = build_context(
         root,
         base=base,
@@ -204,7 +219,7 @@ def curate(
     model: list[ModelReview | None] = [None]  # the last run of `judge` (the index may heal)
 
     def judge(context: CuratorContext) -> tuple[list[Finding], dict[str, list[SimilarNote]]]:
-        findings = run_rules(context)
+        findings = run_rules(context, progress)
         if semantic and not drafts:
             from lore.curator.review.semantic import review
 

@@ -16,8 +16,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from lore.errors import LoreError
-from lore.index.schema import FTS_COLUMNS
-from lore.note.status import Links, compute_status
+from lore.index.schema import FTS_COLUMNS, VOCABULARY_KEY
 from lore.vault.snapshot import (
     Snapshot,
     changed_notes,
@@ -32,6 +31,10 @@ if TYPE_CHECKING:
     from typing import Any
 
 Progress = Callable[[int, int], None]
+# What a build reports its progress to when its caller passed nothing: set by the CLI
+# for a terminal (a bar on stderr, `lore.cli.output.DelayedProgress`), so that the first
+# build in a clone shows its progress whichever command started it.
+BUILD_PROGRESS: Callable[[], Any] | None = None
 
 
 def read_meta(conn: sqlite3.Connection) -> dict[str, str]:
@@ -55,6 +58,9 @@ def fill_index(
     """
     snapshot = take_snapshot(root, settle=True)
     meta = read_meta(conn)
+    shown = None
+    if progress is None and BUILD_PROGRESS is not None:
+        progress = shown = BUILD_PROGRESS()
     try:
         conn.execute("BEGIN IMMEDIATE")
         if rebuild or meta.get("kind") != snapshot.kind:
@@ -87,6 +93,9 @@ def fill_index(
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("ROLLBACK")
         raise
+    finally:
+        if shown is not None:
+            shown.close()
     return action, changed
 
 
@@ -249,15 +258,21 @@ def note_row(note: Any, signature: str) -> tuple[Any, ...]:
 
 
 def _store_vault_files(conn: sqlite3.Connection, root: Path, snapshot: Snapshot) -> None:
-    """Taxonomy aliases and recall settings, so that recall never parses a file."""
+    """Taxonomy aliases and names, and recall settings, so that recall never parses a file.
+
+    The names (`vocabulary`) are what `lore.recall.filters` checks `--type`, `--tag` and
+    `--repo` against; JSON null when the vault has no taxonomy (then any name goes).
+    """
     from lore.taxonomy import parse_taxonomy
     from lore.vault.settings import parse_settings, recall_settings
 
     taxonomy_text = read_vault_file(root, snapshot, "_taxonomy.md")
     aliases: dict[str, list[str]] = {}
+    vocabulary = "null"
     if taxonomy_text:
         taxonomy = parse_taxonomy(taxonomy_text)
         aliases = taxonomy.alias_map()
+        vocabulary = vocabulary_json(taxonomy)
     try:
         settings = parse_settings(read_vault_file(root, snapshot, "lore.toml"))
         settings_problem = ""
@@ -268,6 +283,7 @@ def _store_vault_files(conn: sqlite3.Connection, root: Path, snapshot: Snapshot)
         conn,
         {
             "aliases": json.dumps(aliases, sort_keys=True),
+            VOCABULARY_KEY: vocabulary,
             "recall_settings": json.dumps(recall_settings(settings), sort_keys=True),
             "settings": json.dumps(settings, sort_keys=True),
             "settings_problem": settings_problem,
@@ -275,8 +291,23 @@ def _store_vault_files(conn: sqlite3.Connection, root: Path, snapshot: Snapshot)
     )
 
 
+def vocabulary_json(taxonomy: Any) -> str:
+    """The `vocabulary` meta row of a parsed taxonomy: its names and aliases, sorted."""
+    return json.dumps(
+        {
+            "types": sorted(taxonomy.types),
+            "repos": sorted(taxonomy.repos),
+            "tags": sorted(taxonomy.tags),
+            "aliases": taxonomy.alias_map(),
+        },
+        sort_keys=True,
+    )
+
+
 def refresh_statuses(conn: sqlite3.Connection, today: str) -> None:
     """Recompute active/inactive for every note that links or expires (the rest are active)."""
+    from lore.note.status import Links, compute_status  # only when the index is written
+
     rows = conn.execute(
         "SELECT id, supersedes, depends_on, expires FROM notes "
         "WHERE supersedes != '[]' OR depends_on != '[]' OR expires IS NOT NULL OR active = 0"

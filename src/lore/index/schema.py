@@ -3,8 +3,9 @@
 `notes` holds one row per readable note with its frontmatter; `notes_fts` is an
 external-content FTS5 table over it (no second copy of the text), tokenised with
 porter stemming over unicode61. `meta` records what the index reflects: the vault
-commit (or file digest), the date statuses were computed for, taxonomy aliases and
-recall settings, so recall reads nothing but this file.
+commit (or file digest), the date statuses were computed for, taxonomy aliases, the
+taxonomy's names (`vocabulary`, for checking recall's filters) and recall settings, so
+recall reads nothing but this file.
 """
 
 from __future__ import annotations
@@ -12,9 +13,12 @@ from __future__ import annotations
 import sqlite3
 
 APPLICATION_ID = 0x4C4F5245  # "LORE"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: the `vocabulary` meta row and the `notes_filters` index
 
 FTS_COLUMNS = ("title", "tags", "body", "files_touched")
+# The meta row of the taxonomy's names: JSON {"types", "repos", "tags": [names],
+# "aliases": {alias: [names]}}, or null when the vault has no taxonomy.
+VOCABULARY_KEY = "vocabulary"
 
 # Every schema object a sound index has, FTS5's shadow tables and SQLite's own indexes
 # for UNIQUE and PRIMARY KEY included: one dropped table (by hand, or by damage that
@@ -32,6 +36,7 @@ OBJECTS = frozenset(
         ("table", "notes_fts_docsize"),
         ("table", "notes_fts_config"),
         ("index", "notes_path"),
+        ("index", "notes_filters"),
         ("index", "sqlite_autoindex_meta_1"),
         ("index", "sqlite_autoindex_notes_1"),
         ("index", "sqlite_autoindex_skipped_1"),
@@ -67,6 +72,7 @@ CREATE TABLE notes (
     superseded_by TEXT
 );
 CREATE INDEX notes_path ON notes(path);
+CREATE INDEX notes_filters ON notes(type, tag_list);  -- recall's --type and --tag, read alone
 CREATE TABLE skipped (path TEXT PRIMARY KEY, signature TEXT NOT NULL, problem TEXT NOT NULL);
 """
 

@@ -16,13 +16,16 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 from lore.files import FileLock, LockTimeout
 from lore.paths import lore_home
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import subprocess
 
 STATE_DIR = "background"
 LOG_LIMIT = 64 * 1024  # the log is trimmed to its last half when it grows past this
@@ -88,6 +91,8 @@ def _is_locked(path: Path) -> bool:
 
 
 def _spawn_detached(argv: list[str], env: dict[str, str] | None) -> None:
+    import subprocess  # only when a job starts: hooks that start nothing never load it
+
     options: dict[str, object] = {}
     if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
         flags = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP
@@ -122,6 +127,8 @@ def run_locked(argv: list[str], lock_path: Path, log_path: Path, timeout_s: floa
 
 
 def _run_with_limit(argv: list[str], timeout_s: float) -> str:
+    import subprocess
+
     options: dict[str, object] = {}
     if sys.platform != "win32":
         options["start_new_session"] = True
@@ -144,6 +151,8 @@ def _run_with_limit(argv: list[str], timeout_s: float) -> str:
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    import subprocess
+
     if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
         process.kill()
         process.wait()

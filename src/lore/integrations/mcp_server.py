@@ -117,7 +117,7 @@ class VaultTools:
         limit: int = 5,
     ) -> dict[str, Any]:
         """Ranked recall with the CLI's filters; the JSON of `lore recall --json`."""
-        from lore.recall.filters import check_filters
+        from lore.recall.filters import Filters
         from lore.recall.model import RecallRequest, recall_json
         from lore.recall.multi import recall_many
 
@@ -138,10 +138,11 @@ class VaultTools:
             limit=limit,
             include_inactive=include_inactive,
         )
+        check = Filters(
+            types=request.types, tags=request.tags, repo=request.repo if named else None
+        )
         try:
-            if request.types or named:
-                check_filters(vaults, request.types, request.repo if named else None)
-            result = recall_many(vaults, request)
+            result = recall_many(vaults, request, check)  # unknown names raise, as the CLI's
         except LoreError as exc:
             raise ToolFailure(_tool_words(exc.message)) from None
         return {**mask_secrets_in(recall_json(result)), "notice": NOTICE}
@@ -245,6 +246,7 @@ def _tool_words(message: str) -> str:
     """A library message in the tool's words: `--type X` is the argument `type`."""
     for flag in ("type", "repo", "tag"):
         message = message.replace(f"--{flag} ", f"{flag} ")
+    message = message.replace("`lore taxonomy` lists them", "the taxonomy tool lists them")
     return message.replace(", or --repo '' for no repository boost", ', or repo ""')
 
 

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, TypeVar
 
+    from lore.index.build import IndexState
+    from lore.recall.filters import Filters, Vocabulary
     from lore.recall.scan import ScannedVault
 
     T = TypeVar("T")
@@ -136,6 +138,15 @@ class Searcher:
             return None
         return value
 
+    def vocabulary(self) -> Vocabulary | None:
+        """The names this vault's taxonomy defines (None: it has none), for `check_filters`."""
+        from lore.recall.filters import from_files, stored_vocabulary
+
+        known = self._read(stored_vocabulary)
+        if self.scanned is not None:
+            return from_files(self.root)
+        return known
+
     def terms(self, query: str) -> list[Term]:
         """The phrases `query` searches for in this vault (its taxonomy's aliases included)."""
         terms = self._read(lambda conn: query_terms(conn, query))
@@ -168,8 +179,11 @@ class Searcher:
         return result
 
 
-def recall(root: Path, request: RecallRequest) -> RecallResult:
+def recall(root: Path, request: RecallRequest, check: Filters | None = None) -> RecallResult:
     """Recall from the vault at `root`: the index when it can, a scan of the files if not.
+
+    With `check`, those filter names are checked first against the taxonomy's names the
+    index stored (`lore.recall.filters`): an unknown one raises `UsageError`.
 
     The index connection is kept for this thread's next recall (`open_index_kept`
     checks it is still the same, sound and fresh index before reusing it); a damaged
@@ -180,10 +194,18 @@ def recall(root: Path, request: RecallRequest) -> RecallResult:
     from lore.index.read import read_index
 
     notices: list[str] = []
+
+    def read(conn: sqlite3.Connection, state: IndexState) -> tuple[RecallResult, int]:
+        if check is not None and not check.empty:
+            from lore.recall.filters import check_filters, stored_vocabulary
+
+            check_filters(stored_vocabulary(conn), check)
+        return recall_in_index(conn, request), state.skipped
+
     try:
         result, skipped = read_index(
             root,
-            lambda conn, state: (recall_in_index(conn, request), state.skipped),
+            read,
             kept=True,
             fallback=False,
             notices=notices,
@@ -191,6 +213,10 @@ def recall(root: Path, request: RecallRequest) -> RecallResult:
     except (IndexUnavailable, sqlite3.Error) as exc:
         from lore.recall.scan import recall_by_scan
 
+        if check is not None and not check.empty:
+            from lore.recall.filters import check_filters, from_files
+
+            check_filters(from_files(root), check)
         result = recall_by_scan(root, request)
         result.notices[:0] = notices
         reason = exc.message if isinstance(exc, IndexUnavailable) else f"The index failed: {exc}."

@@ -31,8 +31,16 @@ from lore.recall.query import Term
 from lore.recall.rank import Statistics
 from lore.vaults import VaultRef
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from lore.recall.filters import Filters
 
-def recall_many(vaults: list[VaultRef], request: RecallRequest) -> MultiResult:
+
+def recall_many(
+    vaults: list[VaultRef], request: RecallRequest, check: Filters | None = None
+) -> MultiResult:
+    """Recall from these vaults; with `check`, unknown filter names raise `UsageError`
+    first (a name any of the vaults knows is accepted; `lore.recall.filters`)."""
     notices: list[str] = []
     several = len(vaults) > 1
     found: list[tuple[str, Path]] = []
@@ -60,9 +68,9 @@ def recall_many(vaults: list[VaultRef], request: RecallRequest) -> MultiResult:
     statistics = None
     if len(found) == 1:
         name, root = found[0]
-        results = [(name, root, engine.recall(root, request))]
+        results = [(name, root, engine.recall(root, request, check))]
     else:
-        results, statistics = _recall_together(found, request)
+        results, statistics = _recall_together(found, request, check)
     for name, _, result in results:
         notices += [f"[{name}] {text}" if several else text for text in result.notices]
     merged = [
@@ -89,7 +97,7 @@ def recall_many(vaults: list[VaultRef], request: RecallRequest) -> MultiResult:
 
 
 def _recall_together(
-    found: list[tuple[str, Path]], request: RecallRequest
+    found: list[tuple[str, Path]], request: RecallRequest, check: Filters | None
 ) -> tuple[list[tuple[str, Path, RecallResult]], Statistics]:
     """Each vault's recall, scored with the statistics of all of them (see the docstring).
 
@@ -97,6 +105,10 @@ def _recall_together(
     vault counts every phrase, so each phrase's idf is that of the whole collection.
     """
     searchers = [(name, root, engine.Searcher(root)) for name, root in found]
+    if check is not None and not check.empty:
+        from lore.recall.filters import Vocabulary, check_filters
+
+        check_filters(Vocabulary.union([s.vocabulary() for _, _, s in searchers]), check)
     terms: dict[str, Term] = {}
     for _, _, searcher in searchers:
         for term in searcher.terms(request.query):

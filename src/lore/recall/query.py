@@ -120,18 +120,18 @@ def build_query(
 
 
 class AliasIndex(Record):
-    """Taxonomy aliases prepared for matching: each alias's words and its entries' words."""
+    """Taxonomy aliases prepared for matching: each alias's words, and the entries it
+    stands for (their words are read only for an alias a query holds: a recall process
+    prepares every alias once, and a query holds few)."""
 
     __slots__ = ("entries",)
 
     def __init__(self, aliases: Mapping[str, Sequence[str]]) -> None:
-        self.entries: list[tuple[str, str, list[tuple[str, list[str]]]]] = []
+        self.entries: list[tuple[str, str, Sequence[str]]] = []
         for alias in sorted(aliases):
             alias_words = " ".join(_parts(alias))
-            if not alias_words:
-                continue
-            targets = [(entry, _parts(entry.split("/", 1)[-1])) for entry in aliases[alias]]
-            self.entries.append((f" {alias_words} ", alias, targets))
+            if alias_words:
+                self.entries.append((f" {alias_words} ", alias, aliases[alias]))
 
 
 def _expand_aliases(
@@ -144,6 +144,7 @@ def _expand_aliases(
     for alias_words, alias, targets in index.entries:
         if alias_words not in joined:
             continue
-        for entry, words in targets:
+        for entry in targets:
+            words = _parts(entry.split("/", 1)[-1])
             if words:
                 add(words, f"alias:{alias}->{entry}")  # type: ignore[operator]

@@ -23,7 +23,7 @@ verified. A reviewer who re-checks a note raises its confidence and its date aga
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from pathlib import Path
@@ -210,9 +210,18 @@ def _is_folder(entry: str, code_repo: Path) -> bool:
 
 
 def find_drift(
-    vault: Path, code_repo: Path, *, since: str | None = None, repo: str | None = None
+    vault: Path,
+    code_repo: Path,
+    *,
+    since: str | None = None,
+    repo: str | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
 ) -> DriftReport:
-    """The active notes of `code_repo` whose files changed after the note's date."""
+    """The active notes of `code_repo` whose files changed after the note's date.
+
+    `progress(done, total, label)` hears how far it is: reading the history (total 0),
+    then following each note's files.
+    """
     code_repo = code_repo.resolve()
     if not git.is_git_work_tree(code_repo):
         raise UsageError(
@@ -242,10 +251,14 @@ def find_drift(
             bound = (date.fromisoformat(earliest) - timedelta(days=1)).isoformat()
         except ValueError:
             bound = None
+        if progress is not None:
+            progress(0, 0, "Reading the code's history")
         logged = log_changes(
             code_repo, revisions, since=f"{bound}T00:00:00+00:00" if bound else None
         )
-        for candidate in candidates:
+        for number, candidate in enumerate(candidates):
+            if progress is not None:
+                progress(number, len(candidates), "Following the notes' files")
             after = [commit for commit in logged if commit.date[:10] > candidate.date]
             files = [
                 found

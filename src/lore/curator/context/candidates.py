@@ -19,14 +19,19 @@ the weight they share, with a little extra for shared tags and repositories.
 from __future__ import annotations
 
 import heapq
+from array import array
 from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
+from dataclasses import replace
+from sys import intern
+from typing import Any
 
 from lore.curator.context.corpus import (
     MAX_CANDIDATES,
     Entry,
     NoteCorpus,
+    body_digest,
     related,
     title_key,
     words_of,
@@ -54,13 +59,36 @@ FILE_WEIGHT = 4.0  # a shared files_touched path, in IDF units
 TAG_WEIGHT = 0.5  # each shared tag, and the same repository (ranking only)
 RERANK = 3  # how many times `limit` of the best-scored notes are checked and re-ranked
 _MEMO = "_lore_judgement_corpus"
+_PROGRESS = "_lore_note_progress"
+
+
+class NoteProgress:
+    """Where a long run reports how far the rules are through the notes under review:
+    `report(done, total)`, switched by the runner as each rule family starts."""
+
+    def __init__(self) -> None:
+        self.report: Callable[[int, int], None] | None = None
+
+
+def note_progress(context: CuratorContext) -> NoteProgress:
+    """The context's progress reporter (one per run), read by the corpus as notes are judged."""
+    found = vars(context).get(_PROGRESS)
+    if found is None:
+        found = vars(context)[_PROGRESS] = NoteProgress()
+    assert isinstance(found, NoteProgress)
+    return found
 
 
 class ParsedCorpus:
     """The notes of one curator run, every one parsed and analysed once."""
 
-    def __init__(self, entries: list[Entry]) -> None:
+    def __init__(self, entries: list[Entry], progress: NoteProgress | None = None) -> None:
         self.entries = entries
+        self.progress = progress or NoteProgress()
+        # the vault's notes come first, then those under review (see the docstring)
+        self.first_reviewed = next(
+            (index for index, entry in enumerate(entries) if entry.reviewed), len(entries)
+        )
         self.position = {entry.view.id: index for index, entry in enumerate(entries)}
         frequency: Counter[str] = Counter()
         for entry in entries:
@@ -75,14 +103,16 @@ class ParsedCorpus:
             for path in entry.profile.files:
                 self.by_file[path].append(index)
         self._claims: dict[int, Claims] = {}
-        self._best: dict[tuple[int, int], list[tuple[int, float]]] = {}
-        self._copies: dict[tuple[str, ...], list[int]] | None = None
+        # Each note's best-scored notes, asked for by both rule families: kept as two
+        # compact arrays (a list of tuples per note was a tenth of a full audit's memory).
+        self._best: dict[tuple[int, int], tuple[array[int], array[float]]] = {}
+        self._copies: dict[bytes, list[int]] | None = None
         self._titles: dict[str, int] | None = None
 
     def claims(self, index: int) -> Claims:
         found = self._claims.get(index)
         if found is None:
-            found = self._claims[index] = claims(self.entries[index].view)
+            found = self._claims[index] = _compact(claims(self.entries[index].view))
         return found
 
     def reviewed(self) -> list[int]:
@@ -91,6 +121,9 @@ class ParsedCorpus:
     def candidates(
         self, index: int, eligible: Callable[[int], bool], limit: int = MAX_CANDIDATES
     ) -> list[int]:
+        report = self.progress.report
+        if report is not None and self.entries[index].reviewed:
+            report(index - self.first_reviewed + 1, len(self.entries) - self.first_reviewed)
         return _candidates(self, index, eligible, limit)
 
     def exact_copy(self, index: int) -> int | None:
@@ -98,13 +131,18 @@ class ParsedCorpus:
             self._copies = {}
             for number, entry in enumerate(self.entries):
                 if entry.view.body.strip():
-                    self._copies.setdefault(words_of(entry.view.body), []).append(number)
+                    self._copies.setdefault(body_digest(entry.view.body), []).append(number)
         view = self.entries[index].view
+        earlier = [o for o in self._copies.get(body_digest(view.body), []) if o < index]
+        if not earlier:
+            return None
+        words = words_of(view.body)
         return next(
             (
                 other
-                for other in self._copies.get(words_of(view.body), [])
-                if other < index and not related(view, self.entries[other].view)
+                for other in earlier
+                if not related(view, self.entries[other].view)
+                and words_of(self.entries[other].view.body) == words  # never a collision
             ),
             None,
         )
@@ -134,6 +172,26 @@ class ParsedCorpus:
 
 
 Corpus = NoteCorpus  # the name the semantic review types its corpus with
+_EMPTY: frozenset[str] = frozenset()
+
+
+def _compact(found: Claims) -> Claims:
+    """The same claims in half the memory, for keeping until the run ends: each word as
+    one shared string, and every empty set of a clause as the one empty set (a note's
+    kept claims were a fifth of a full audit's memory, most of it those copies)."""
+    clauses = tuple(
+        replace(clause, **empty) if (empty := _empty_sets(clause)) else clause
+        for clause in found.clauses
+    )
+    return replace(found, words=tuple(map(intern, found.words)), clauses=clauses)
+
+
+def _empty_sets(clause: object) -> dict[str, Any]:
+    return {
+        name: _EMPTY
+        for name, value in vars(clause).items()
+        if isinstance(value, frozenset) and not value and value is not _EMPTY
+    }
 
 
 def corpus_of(context: CuratorContext) -> NoteCorpus:
@@ -162,7 +220,7 @@ def _build(context: CuratorContext) -> ParsedCorpus:
     for checked in reviewed:
         assert checked.view is not None
         entries.append(Entry(checked.view, checked.display, True))
-    return ParsedCorpus(entries)
+    return ParsedCorpus(entries, note_progress(context))
 
 
 def candidates(
@@ -181,9 +239,13 @@ def _candidates(
     # Both rule families ask for every note's candidates: score them once per run.
     best = corpus._best.get((index, limit))
     if best is None:
-        best = corpus._best[(index, limit)] = _best_scored(corpus, index, limit)
+        scored = _best_scored(corpus, index, limit)
+        best = corpus._best[(index, limit)] = (
+            array("q", (other for other, _ in scored)),
+            array("d", (score for _, score in scored)),
+        )
     ranked = []
-    for other, score in best:
+    for other, score in zip(*best, strict=True):
         theirs = corpus.entries[other]
         if not eligible(other) or related(entry.view, theirs.view):
             continue

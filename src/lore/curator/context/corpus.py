@@ -37,6 +37,15 @@ def words_of(body: str) -> tuple[str, ...]:
     return tuple(_WORDS.findall(_HEADING_LINE.sub(" ", body.lower())))
 
 
+def body_digest(body: str) -> bytes:
+    """A short digest of `words_of(body)`: what a full audit keeps per note to find
+    word-for-word copies (the words themselves would be most of its memory)."""
+    import hashlib
+
+    text = " ".join(words_of(body)).encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(text, digest_size=16).digest()
+
+
 def title_key(title: str | None) -> str:
     """A title as lower-case words: what `duplicate/same-title` compares."""
     return " ".join(_WORDS.findall((title or "").lower()))

@@ -15,6 +15,7 @@ names its number, that note too (`NoteCorpus.find`), whatever its words.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 
 from lore.curator.context.candidates import NoteCorpus, corpus_of
@@ -29,6 +30,7 @@ MAX_REPLACED = 3  # replacement findings for one note
 MAX_UNNAMED = 2  # ...of them for "this supersedes ..." naming nothing
 _ORDER = {"links": 0, "number": 1, "subject": 2, "retaken": 3, "unnamed": 4}
 _MEMO = "_lore_judged_pairs"
+NOTHING_SHARED: frozenset[str] = frozenset()
 
 
 class Pairs:
@@ -54,7 +56,7 @@ class Pairs:
         found = self._verdicts.get(key)
         if found is None:
             corpus = self.corpus
-            found = self._verdicts[key] = judge(
+            found = judge(
                 corpus.entries[index].profile,
                 partial(corpus.claims, index),
                 corpus.entries[other].profile,
@@ -64,6 +66,7 @@ class Pairs:
                 self.cues(index),
                 self.cues(other),
             )
+            self._verdicts[key] = found = settled(found) if not found.kind else found
         return found
 
     def candidates(self, index: int, eligible: Callable[[int], bool]) -> list[int]:
@@ -111,6 +114,14 @@ class Pairs:
             kept.append((other, replaced))
         self._replaced[index] = kept[:MAX_REPLACED]
         return self._replaced[index]
+
+
+def settled(verdict: Verdict) -> Verdict:
+    """A verdict no rule reports, as it is kept for the rest of the run: without the terms
+    both notes use, which only a finding's message reads (`Likeness.shared`). A full audit
+    keeps a verdict for every pair it judged (about 8 per note), and those sets were most
+    of its memory; everything `kind`, `similarity` and the likeness scores read stays."""
+    return replace(verdict, likeness=replace(verdict.likeness, in_both=NOTHING_SHARED))
 
 
 def pairs_of(context: CuratorContext) -> Pairs:
