@@ -24,6 +24,7 @@ from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import replace
+from itertools import islice
 from sys import intern
 from typing import Any
 
@@ -105,7 +106,7 @@ class ParsedCorpus:
         self._claims: dict[int, Claims] = {}
         # Each note's best-scored notes, asked for by both rule families: kept as two
         # compact arrays (a list of tuples per note was a tenth of a full audit's memory).
-        self._best: dict[tuple[int, int], tuple[array[int], array[float]]] = {}
+        self._best: dict[tuple[int, int], array[int]] = {}  # each note's ranked candidates
         self._copies: dict[bytes, list[int]] | None = None
         self._titles: dict[str, int] | None = None
 
@@ -236,23 +237,21 @@ def _candidates(
 ) -> list[int]:
     entry = corpus.entries[index]
     mine = entry.profile
-    # Both rule families ask for every note's candidates: score them once per run.
-    best = corpus._best.get((index, limit))
-    if best is None:
-        scored = _best_scored(corpus, index, limit)
-        best = corpus._best[(index, limit)] = (
-            array("q", (other for other, _ in scored)),
-            array("d", (score for _, score in scored)),
-        )
-    ranked = []
-    for other, score in zip(*best, strict=True):
-        theirs = corpus.entries[other]
-        if not eligible(other) or related(entry.view, theirs.view):
-            continue
-        shared_tags = len(mine.tags & theirs.profile.tags)
-        bonus = TAG_WEIGHT * (shared_tags + bool(mine.repos & theirs.profile.repos))
-        ranked.append((score + bonus, other))
-    return [other for _, other in heapq.nlargest(limit, ranked)]
+    # Every rule family asks for every note's candidates: rank them once per run (before
+    # eligibility, which differs between rules), then keep the first `limit` eligible.
+    ranked = corpus._best.get((index, limit))
+    if ranked is None:
+        scored = []
+        for other, score in _best_scored(corpus, index, limit):
+            theirs = corpus.entries[other]
+            if related(entry.view, theirs.view):
+                continue
+            shared_tags = len(mine.tags & theirs.profile.tags)
+            bonus = TAG_WEIGHT * (shared_tags + bool(mine.repos & theirs.profile.repos))
+            scored.append((score + bonus, other))
+        scored.sort(reverse=True)  # the order heapq.nlargest gives
+        ranked = corpus._best[(index, limit)] = array("q", (other for _, other in scored))
+    return list(islice((other for other in ranked if eligible(other)), limit))
 
 
 def _best_scored(corpus: ParsedCorpus, index: int, limit: int) -> list[tuple[int, float]]:

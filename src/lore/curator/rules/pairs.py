@@ -14,6 +14,7 @@ names its number, that note too (`NoteCorpus.find`), whatever its words.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
@@ -43,6 +44,9 @@ class Pairs:
         self._cues: dict[int, tuple[Cue, ...]] = {}
         self._verdicts: dict[tuple[int, int], Verdict] = {}
         self._replaced: dict[int, list[tuple[int, Replacement]]] = {}
+        # Each note's last pool and its re-ranking: the rules ask with their own
+        # eligibility, which most often leaves the pool as it was.
+        self._ranked: dict[int, tuple[array[int], array[int]]] = {}
 
     def cues(self, index: int) -> tuple[Cue, ...]:
         found = self._cues.get(index)
@@ -74,10 +78,14 @@ class Pairs:
         `POOL` candidates, re-ranked by whole-note likeness (a long note's best BM25
         matches on its title and summary miss notes alike as a whole)."""
         corpus = self.corpus
-        pool = corpus.candidates(index, eligible, POOL)
+        pool = array("q", corpus.candidates(index, eligible, POOL))
+        known = self._ranked.get(index)
+        if known is not None and known[0] == pool:  # another rule, the same eligible pool
+            return list(known[1])
         mine = corpus.entries[index].profile
         alike = {o: whole_note(mine, corpus.entries[o].profile, corpus.idf) for o in pool}
         ranked = sorted(pool, key=lambda o: -alike[o])  # stable: ties keep the corpus's order
+        self._ranked[index] = (pool, array("q", ranked[:MAX_CANDIDATES]))
         return ranked[:MAX_CANDIDATES]
 
     def replacements(
