@@ -239,12 +239,19 @@ def test_the_configured_branch_is_read_from_the_default_branch_never_the_checkou
     git(root, "commit", "-q", "-am", "serve main instead")
     assert served(capsys, root) == ("origin/release", release_tip)
 
+    # A proposal starts from, and is proposed to, the branch that is served (and a
+    # review compares with it), whatever is checked out.
+    from lore.team.branches import base_of
+
+    assert base_of(root, "origin") == ("release", "refs/remotes/origin/release")
+
     # When the default branch stops naming it, the next refresh serves the default again.
     (work / "lore.toml").write_text("")
     git(work, "commit", "-q", "-am", "serve the default branch")
     git(work, "push", "-q", "origin", "main")
     git(root, "fetch", "-q", "origin")
     assert served(capsys, root) == ("origin/main", git(root, "rev-parse", "origin/main"))
+    assert base_of(root, "origin") == ("main", "refs/remotes/origin/main")
 
 
 def test_the_served_commit_costs_no_git_process(

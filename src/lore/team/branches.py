@@ -23,6 +23,7 @@ from lore.files import write_atomic
 from lore.vault import gh, git
 from lore.vault.remote import RemoteError, github_repo
 from lore.vault.repository import delete_branch, push_branch
+from lore.vault.snapshot import served_branch
 from lore.vault.worktree import proposals_dir, remove_worktree
 
 BRANCH_PREFIX = "lore/"
@@ -68,10 +69,13 @@ def check_vault(root: Path) -> None:
 
 
 def base_of(root: Path, remote: str | None) -> tuple[str, str]:
-    """(branch name, ref) a proposal starts from: the remote's default branch when known."""
+    """(branch name, ref) a proposal starts from and is proposed to: the branch lore
+    serves (`[vault] reviewed_branch`, else the remote's default branch) when known."""
     current = git.current_branch(root)
     if remote is not None:
-        candidates = [git.remote_default_branch(root, remote)]
+        served = served_branch(root) if remote == REMOTE else None
+        candidates = [served.branch if served is not None and served.source == "remote" else None]
+        candidates.append(git.remote_default_branch(root, remote))
         upstream = git.upstream_of(root, current) if current else None
         if upstream and upstream.startswith(remote + "/"):
             candidates.append(upstream[len(remote) + 1 :])
