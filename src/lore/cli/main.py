@@ -148,15 +148,15 @@ QUIET_COMMANDS = {"hook", "mcp"}  # an agent reads their output: no progress bar
 def _show_index_builds(show: bool = True) -> None:
     """An index build a command starts (the first in a clone, a rebuild) shows its
     progress on a terminal, as `lore index` does; never on a pipe."""
-    if not show or (sys.stderr is not None and sys.stderr.isatty()):
+    if not show:  # undo, only where it was done: a command that built nothing loads nothing
+        loaded = sys.modules.get("lore.index.fill")
+        if loaded is not None:
+            setattr(loaded, "BUILD_PROGRESS", None)  # noqa: B010 - a module not imported here
+    elif sys.stderr is not None and sys.stderr.isatty():
+        from lore.cli.output import DelayedProgress
         from lore.index import fill
 
-        if show:
-            from lore.cli.output import DelayedProgress
-
-            fill.BUILD_PROGRESS = lambda: DelayedProgress("Indexing notes")
-        else:
-            fill.BUILD_PROGRESS = None
+        fill.BUILD_PROGRESS = lambda: DelayedProgress("Indexing notes")
 
 
 # Commands that keep their own signal handling: the hooks (their watchdog, fail-open),
