@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import os
 import subprocess
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 GIT_IDENTITY = {
@@ -143,3 +147,18 @@ def run_in_terminal(
     finally:
         os.close(master)
     return process.wait(), output.decode("utf-8", "replace")
+
+
+@contextmanager
+def local_http_server(handler: type[BaseHTTPRequestHandler]) -> Iterator[int]:
+    """A real HTTP server on 127.0.0.1, served from a thread, for a stand-in of a web API
+    that cannot be reached from a test; yields its port."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server.server_address[1]
+    finally:
+        server.shutdown()
+        server.server_close()

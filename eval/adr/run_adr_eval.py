@@ -28,9 +28,11 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1] / "src"))
+sys.path.insert(0, str(HERE.parent))  # eval/: what the evals of real repositories share
 
 from lore.team.imports.run import open_vault, plan_import  # noqa: E402
 from lore.vault.seed import seed_files, write_files  # noqa: E402
+from snapshot_args import snapshots  # noqa: E402
 
 ADR_PART = re.compile(r"adr|decision", re.IGNORECASE)
 ADR_NAME = re.compile(r"^adr[-_ ]?\d", re.IGNORECASE)
@@ -119,20 +121,6 @@ def measure(name: str, snapshot: Path, scratch: Path, show: bool) -> dict[str, A
         for skip in plan.skipped:
             print(f"  - {skip.source}: {skip.reason}")
     return result
-
-
-def snapshots(arguments: list[str]) -> list[tuple[str, Path]]:
-    found = []
-    for argument in arguments:
-        if "=" in argument:
-            name, path = argument.split("=", 1)
-        else:
-            path = argument
-            folder = Path(argument).resolve()
-            folder = folder.parent if folder.name == "repo" else folder
-            name = folder.name.replace("+", "/", 1)
-        found.append((name, Path(path)))
-    return found
 
 
 def main() -> int:

