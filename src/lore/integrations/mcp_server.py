@@ -36,7 +36,6 @@ from pathlib import Path
 from typing import Any
 
 from lore import __version__
-from lore.curator.rules.secret_scan import mask_secrets_in
 from lore.errors import LoreError
 from lore.integrations.mcp_tools import BY_NAME, TOOLS, ArgumentError, check_arguments
 from lore.note.ids import MAX_ID_LENGTH, is_valid_id
@@ -145,7 +144,7 @@ class VaultTools:
             result = recall_many(vaults, request, check)  # unknown names raise, as the CLI's
         except LoreError as exc:
             raise ToolFailure(_tool_words(exc.message)) from None
-        return {**mask_secrets_in(recall_json(result)), "notice": NOTICE}
+        return {**_masked(recall_json(result)), "notice": NOTICE}
 
     def get_note(self, id: str) -> dict[str, Any]:
         """One note in full, sanitized; the JSON of `lore show ID --json`."""
@@ -172,7 +171,7 @@ class VaultTools:
         version = current_version(root)
         commit = version[1] or None if version else None
         data = note_json(note, inactive, vault=name, commit=commit)
-        return {**mask_secrets_in(data), "notice": NOTICE}
+        return {**_masked(data), "notice": NOTICE}
 
     def remember(self, *, draft: bool = False, **fields: Any) -> dict[str, Any]:
         """Propose a note, as `lore remember --stdin --yes`; blocked or failed is an error.
@@ -239,7 +238,7 @@ class VaultTools:
             listed = list_proposals(root)
         except LoreError as exc:
             raise ToolFailure(str(exc)) from None
-        return mask_secrets_in(proposals_json([(name, listed)]))
+        return _masked(proposals_json([(name, listed)]))
 
 
 def _tool_words(message: str) -> str:
@@ -324,3 +323,12 @@ def serve(vault_flag: str | None = None) -> None:
             await server.run(read, write, server.create_initialization_options())
 
     anyio.run(main)
+
+
+def _masked(data: dict[str, Any]) -> dict[str, Any]:
+    """`data` with every secret masked, as every view of a note shows it. The scan's
+    patterns are compiled at the first answer that holds notes, not at the server's start
+    (`initialize` and `tools/list` need none of them)."""
+    from lore.curator.rules.secret_scan import mask_secrets_in
+
+    return mask_secrets_in(data)
