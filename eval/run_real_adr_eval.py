@@ -1,8 +1,15 @@
 """The curator on real decisions: public ADR repositories, each ADR proposed in turn.
 
-    python eval/run_real_adr_eval.py --mirrors DIR                  # every repository
+    python eval/run_real_adr_eval.py --mirrors DIR                  # tune and held-out
     python eval/run_real_adr_eval.py --mirrors DIR --split tune --show
     python eval/run_real_adr_eval.py --mirrors DIR --record after   # into results.json
+    python eval/run_real_adr_eval.py --mirrors DIR --split held-out-2  # the new batch
+    python eval/run_real_adr_eval.py --mirrors DIR --list-recorded    # labels' source
+    python eval/run_real_adr_eval.py --mirrors DIR --check-labels     # labels hold?
+
+Without --split it runs the first two halves (tune, held-out); the held-out-2 batch
+runs only when asked for by name, so no ordinary run shows it before its first run.
+--list-recorded and --check-labels read the snapshots but never run the curator.
 
 DIR holds one bare snapshot per repository of eval/curator/real/manifest.toml, as
 `DIR/<owner>+<name>/repo` (the layout the snapshot fetcher leaves). Nothing of those
@@ -24,7 +31,8 @@ proposal is compared with the labels:
 - *in top 3*: the old ADR is among the three notes `lore review` lists as most alike.
 
 An ADR becomes a note by a small converter written for this eval (`lore import adr`
-may replace it): the title without its number; `## What` from the Decision section
+may replace it): the title without its number (nor a dash after it, an `{#anchor}`,
+or an OUTDATED-style mark in capitals added later); `## What` from the Decision section
 (or the first section that is not context or status); `## Why` from the Context
 section; no Status section, metadata table or "superseded by" line (those record what
 happened later); links to other ADRs of the folder become `[[id]]` links. ADRs whose
@@ -51,6 +59,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
+sys.path.insert(0, str(HERE))
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -58,6 +67,12 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 from lore.curator.run import curate  # noqa: E402
+from real_adr_labels import (  # noqa: E402
+    check_repository,
+    print_check,
+    print_recorded,
+    unknown_repositories,
+)
 
 REAL = HERE / "curator" / "real"
 MANIFEST = REAL / "manifest.toml"
@@ -84,8 +99,37 @@ GIT_ENV = {
 # ---- the manifest and the labels ----
 
 
+# The repositories split by the salted hash, before anything was tuned. Both halves have
+# since been read while tuning; every repository added after that is in "held-out-2",
+# by construction: nothing of it was read before its first run.
+HASH_SPLIT = frozenset(
+    {
+        "npryce/adr-tools",
+        "arachne-framework/architecture",
+        "alphagov/govuk-aws",
+        "alphagov/govuk-infrastructure",
+        "cisagov/manage.get.gov",
+        "GSA-TTS/FAC",
+        "ministryofjustice/cloud-platform",
+        "nats-io/nats-architecture-and-design",
+        "home-assistant/architecture",
+        "tendermint/tendermint",
+        "alphagov/paas-team-manual",
+        "zooniverse/front-end-monorepo",
+        "ministryofjustice/modernisation-platform",
+        "adr/madr",
+        "alphagov/forms",
+    }
+)
+SPLITS = ("tune", "held-out", "held-out-2")
+DEFAULT_SPLITS = ("tune", "held-out")
+
+
 def split_of(repository: str) -> str:
-    """The fixed split: held-out when the first byte of the salted SHA-256 is odd."""
+    """The fixed split: for the first repositories, held-out when the first byte of the
+    salted SHA-256 is odd, else tune; every repository added later is held-out-2."""
+    if repository not in HASH_SPLIT:
+        return "held-out-2"
     digest = hashlib.sha256((SPLIT_SALT + repository).encode()).digest()
     return "held-out" if digest[0] % 2 else "tune"
 
@@ -94,13 +138,17 @@ def load_manifest() -> list[dict[str, Any]]:
     repositories = list(tomllib.loads(MANIFEST.read_text(encoding="utf-8"))["repository"])
     for repository in repositories:
         if repository["split"] != split_of(repository["name"]):
-            raise SystemExit(f"manifest: {repository['name']} is not in its fixed split")
+            raise SystemExit(
+                f"manifest: {repository['name']} is in split {repository['split']!r}, but its "
+                f"fixed split is {split_of(repository['name'])!r} (see split_of)"
+            )
     return repositories
 
 
 def load_labels() -> dict[str, list[dict[str, Any]]]:
     data = tomllib.loads(PAIRS.read_text(encoding="utf-8"))
-    return {kind: list(data.get(kind, [])) for kind in ("supersession", "related", "hard_negative")}
+    kinds = ("supersession", "related", "hard_negative", "dismissed")
+    return {kind: list(data.get(kind, [])) for kind in kinds}
 
 
 # ---- reading an ADR ----
@@ -155,6 +203,19 @@ _NOT_WHAT = re.compile(
 )
 
 
+_BLOCK_SCALAR = ("|", ">", "|-", ">-", "|+", ">+")
+_LATER_MARK = re.compile(r"^(?:OUTDATED|SUPERSEDED|DEPRECATED)\b[\s:–—-]*")
+
+
+def _clean_title(title: str) -> str:
+    """The title without its number, the dash after the number, or a mark the authors put
+    in front of it later ("OUTDATED", in capitals: it records what happened later), or a
+    `{#anchor}` after it."""
+    title = re.sub(r"\s*\{#[\w-]+\}\s*$", "", re.sub(r"^\d+\)\s+", "", title.strip()))
+    title = _NUMBERING.sub("", title).strip().lstrip("-–—: ").strip()
+    return _LATER_MARK.sub("", title).strip()
+
+
 def number_of(file: str) -> int:
     found = re.search(r"\d+", file)
     return int(found.group()) if found else 10**6
@@ -173,9 +234,18 @@ def parse_adr(file: str, text: str) -> Adr:
     meta: dict[str, str] = {}
     matter = _FRONTMATTER.match(text)
     if matter:
-        for line in matter[1].splitlines():
+        lines = matter[1].splitlines()
+        for index, line in enumerate(lines):
             key, _, value = line.partition(":")
-            meta[key.strip().lower()] = value.strip().strip("'\"")
+            value = value.strip()
+            if value in _BLOCK_SCALAR:  # `title: |` and the indented lines after it
+                block = []
+                for more in lines[index + 1 :]:
+                    if more.strip() and not more[:1].isspace():
+                        break
+                    block.append(more.strip())
+                value = " ".join(" ".join(block).split())
+            meta[key.strip().lower()] = value.strip("'\"")
         text = text[matter.end() :]
     headings = list(_HEADING.finditer(text))
     title_match = next((h for h in headings if len(h[1]) == 1), None)
@@ -199,7 +269,7 @@ def parse_adr(file: str, text: str) -> Adr:
     return Adr(
         file=file,
         number=number_of(file),
-        title=_NUMBERING.sub("", title).strip() or Path(file).stem,
+        title=_clean_title(title) or Path(file).stem,
         status=status,
         date=f"{date[1]}-{date[2]}-{date[3]}" if date else "",
         sections=sections,
@@ -301,8 +371,8 @@ def _git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
     return done.stdout
 
 
-def read_repository(mirrors: Path, repository: dict[str, Any]) -> list[Adr] | str:
-    """The repository's ADRs in their order, or why they cannot be read."""
+def folder_files(mirrors: Path, repository: dict[str, Any]) -> list[str] | str:
+    """Every file name in the repository's ADR folder at its commit, or why not."""
     git_dir = mirrors / repository["name"].replace("/", "+") / "repo"
     if not git_dir.is_dir():
         return f"no snapshot at {git_dir}"
@@ -311,17 +381,49 @@ def read_repository(mirrors: Path, repository: dict[str, Any]) -> list[Adr] | st
     if subprocess.run([*base, "cat-file", "-e", f"{commit}^{{commit}}"], check=False).returncode:
         return f"commit {commit} is not in {git_dir}"
     spec = f"{commit}:{folder}" if folder else f"{commit}:"
-    names = subprocess.run(
-        [*base, "ls-tree", "--name-only", spec], capture_output=True, text=True, check=True
-    ).stdout.split()
+    listed = subprocess.run(
+        [*base, "ls-tree", "-z", "--name-only", spec], capture_output=True, text=True, check=False
+    )
+    if listed.returncode:
+        return f"no folder {folder!r} at {commit} in {git_dir}"
+    return [name for name in listed.stdout.split("\0") if name]
+
+
+def read_texts(mirrors: Path, repository: dict[str, Any]) -> list[tuple[str, str]] | str:
+    """(file name, text) of the repository's ADRs in their order, or why they cannot be read."""
+    names = folder_files(mirrors, repository)
+    if isinstance(names, str):
+        return names
+    git_dir = mirrors / repository["name"].replace("/", "+") / "repo"
+    commit, folder = repository["commit"], repository["folder"]
     skip = set(repository.get("skip", []))
     files = sorted((n for n in names if n.endswith(".md") and n not in skip), key=_order)
+    return [
+        (name, _show(git_dir, f"{commit}:{folder}/{name}" if folder else f"{commit}:{name}"))
+        for name in files
+    ]
+
+
+def _show(git_dir: Path, spec: str) -> str:
+    return subprocess.run(
+        ["git", f"--git-dir={git_dir}", "show", spec], capture_output=True, text=True, check=True
+    ).stdout
+
+
+def read_repository(
+    mirrors: Path, repository: dict[str, Any], texts: list[tuple[str, str]] | str | None = None
+) -> list[Adr] | str:
+    """The repository's ADRs in their order (from `texts` when read already), or why they
+    cannot be read."""
+    texts = read_texts(mirrors, repository) if texts is None else texts
+    if isinstance(texts, str):
+        return texts
+    git_dir = mirrors / repository["name"].replace("/", "+") / "repo"
+    commit, folder = repository["commit"], repository["folder"]
+    base = ["git", f"--git-dir={git_dir}"]
     adrs = []
-    for name in files:
+    for name, text in texts:
         path = f"{folder}/{name}" if folder else name
-        text = subprocess.run(
-            [*base, "show", f"{commit}:{path}"], capture_output=True, text=True, check=True
-        ).stdout
         adr = parse_adr(name, text)
         if not adr.date:
             added = subprocess.run(
@@ -558,10 +660,65 @@ def _print(results: dict[str, Any], show: str | None) -> None:
                     print(f"       {said[:400]}")
 
 
+# ---- the labels, without the curator ----
+
+
+def _chosen(splits: Iterable[str], only: str | None) -> list[dict[str, Any]]:
+    return [
+        repository
+        for repository in load_manifest()
+        if repository["split"] in splits and (not only or repository["name"] == only)
+    ]
+
+
+def list_recorded(mirrors: Path, splits: Iterable[str], only: str | None = None) -> int:
+    """Print the supersessions the ADRs' status lines record, as pairs.toml entries to
+    check (by the status line and the two titles) before they are labelled."""
+    for repository in _chosen(splits, only):
+        texts = read_texts(mirrors, repository)
+        if isinstance(texts, str):
+            print(f"skipped {repository['name']}: {texts}")
+            continue
+        titles = {adr.file: adr.title for adr in (parse_adr(n, t) for n, t in texts)}
+        print_recorded(repository["name"], texts, titles)
+    return 0
+
+
+def check_labels(mirrors: Path, splits: Iterable[str], only: str | None = None) -> dict[str, Any]:
+    """The labels of the chosen repositories against their snapshots (see label_problems)."""
+    labels = load_labels()
+    known = {repository["name"] for repository in load_manifest()}
+    problems = unknown_repositories(labels, known)
+    missing: dict[str, str] = {}
+    checked: dict[str, dict[str, int]] = {}
+    for repository in _chosen(splits, only):
+        files = folder_files(mirrors, repository)
+        texts = read_texts(mirrors, repository)
+        adrs = read_repository(mirrors, repository, texts)
+        if isinstance(files, str) or isinstance(texts, str) or isinstance(adrs, str):
+            missing[repository["name"]] = next(
+                x for x in (files, texts, adrs) if isinstance(x, str)
+            )
+            continue
+        kept = [adr.file for adr in adrs if not adr.rejected]
+        found, counts = check_repository(repository, files, texts, kept, labels)
+        problems += found
+        checked[repository["name"]] = counts
+    return {"problems": problems, "missing": missing, "checked": checked}
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="\n\n".join(__doc__.split("\n\n")[1:3]),
+    )
     parser.add_argument("--mirrors", type=Path, required=True, help="folder of the snapshots")
-    parser.add_argument("--split", choices=("tune", "held-out"), help="one half only")
+    parser.add_argument(
+        "--split",
+        choices=SPLITS,
+        help="one split only (default: tune and held-out; held-out-2 runs only by name)",
+    )
     parser.add_argument("--repo", help="one repository only (owner/name)")
     parser.add_argument(
         "--show",
@@ -571,10 +728,30 @@ def main() -> None:
         help="every pair and false alarm ('words': with what the curator said)",
     )
     parser.add_argument("--record", metavar="NAME", help="store the figures in results.json")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--list-recorded",
+        action="store_true",
+        help="print the supersessions the ADRs' status lines record (no curator; "
+        "default: every split)",
+    )
+    mode.add_argument(
+        "--check-labels",
+        action="store_true",
+        help="check pairs.toml against the snapshots (no curator; default: every split); "
+        "exit 1 on a problem",
+    )
     args = parser.parse_args()
     if not args.mirrors.is_dir():
-        raise SystemExit(f"{args.mirrors} is not a folder of snapshots (see the docstring).")
-    splits = (args.split,) if args.split else ("tune", "held-out")
+        parser.exit(2, f"{args.mirrors} is not a folder of snapshots (see --help).\n")
+    if args.list_recorded or args.check_labels:
+        if args.record or args.show:
+            parser.error("--record and --show go with a run of the curator, not with this mode")
+        every = (args.split,) if args.split else SPLITS
+        if args.list_recorded:
+            sys.exit(list_recorded(args.mirrors, every, args.repo))
+        sys.exit(print_check(check_labels(args.mirrors, every, args.repo)))
+    splits = (args.split,) if args.split else DEFAULT_SPLITS
     results = evaluate(args.mirrors, splits, args.repo)
     _print(results, args.show)
     if args.record:

@@ -122,7 +122,9 @@ def test_the_real_adr_split_is_the_one_fixed_before_tuning() -> None:
     module = _load(REAL_ADR_EVAL, "run_real_adr_eval")
     repositories = module.load_manifest()
     assert len(repositories) >= 10
-    assert {r["split"] for r in repositories} == {"tune", "held-out"}
+    assert {r["split"] for r in repositories} == {"tune", "held-out", "held-out-2"}
+    # the first repositories keep the hash split; everything added later is held-out-2
+    assert {r["name"] for r in repositories if r["split"] != "held-out-2"} == module.HASH_SPLIT
     names = {r["name"] for r in repositories}
     assert {pair["repo"] for pair in module.load_labels()["supersession"]} <= names
 
