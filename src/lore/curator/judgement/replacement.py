@@ -20,6 +20,12 @@ A note's *cues* are its sentences (title first) that say something is being repl
   regarding UEI"): then a note that is alike (`UNNAMED_FLOOR`) and shares a salient word
   with the sentence (`unnamed`; the rule keeps the closest few).
 
+A cue word says nothing of this note inside a block quote (someone else's words), inside
+brackets (a link's label or target names another document), in an example ("for
+example", "e.g."), or right after a negation ("we will not replace", "without
+replacement"); "can be used to" is the passive of `use`, not "used to" (`_NOT_SAID`,
+`_NEGATED`, `_PASSIVE_USE`).
+
 A cue that names what the other note itself replaced ("our decision to replace
 Terraform Cloud", about the note that decided it) recalls that note, and one that names
 what the other note rules out ("instead of the parsed JSON" against "the raw body, not
@@ -62,6 +68,21 @@ _CUES = (
 _CUE = re.compile(
     "|".join(rf"(?P<{kind}>\b(?:{pattern})\b)" for kind, pattern in _CUES), re.IGNORECASE
 )
+# Where a cue word says nothing of this note: inside brackets (a link's label or target
+# names another document: "[Replace the signer](url)", "[[x--0014-replace-y--…]]"), and
+# in an example ("(for example, the Postgres 10 deprecation)", "e.g. ...").
+_NOT_SAID = re.compile(
+    r"\[[^\]\n]*\]|\((?:for example|for instance|e\.?g\.?|eg)\b[^)\n]*\)?"
+    r"|\b(?:for example|for instance|e\.g\.)[^;()\n]*",
+    re.IGNORECASE,
+)
+# A negation just before "replace" or "supersede" says nothing is replaced ("we will not
+# replace", "without replacement users"); "no longer" is a cue of its own.
+_NEGATED = re.compile(
+    r"(?:\b(?:not|never|no|without|cannot)|n['’]t)(?:\W+\w+){0,2}\W+$", re.IGNORECASE
+)
+# "is used to", "can be used to": the passive of `use`, not "we used to ...".
+_PASSIVE_USE = re.compile(r"\b(?:be|is|are|was|were|been|being|get|gets|got)\W+$", re.IGNORECASE)
 _LINK = re.compile(r"\[\[([^\]|#\n]+)(?:[|#][^\]\n]*)?\]\]")
 _MD_LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\([^)\n]*\)")
 _URL = re.compile(r"https?://\S+")
@@ -71,6 +92,7 @@ _NUMBERS = re.compile(
 _DIGITS = re.compile(r"\d{1,5}")
 _RELATED = re.compile(r"^##[ \t]+related\b", re.IGNORECASE)
 _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]")
+_QUOTED = re.compile(r"^[ \t]{0,3}>")
 _BULLET = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+")
 _SENTENCE_END = re.compile(r"(?<=[^.][.!?])\s+(?=\S)")
 _WORDS = re.compile(r"\[\[[^\]\n]*\]\]|[^\W_]+(?:[-.][^\W_]+)*")
@@ -164,8 +186,9 @@ def _plain(sentence: str) -> str:
 
 
 def _paragraphs(body: str) -> list[tuple[int, str]]:
-    """(offset, text) of the body's paragraphs and list items, outside code, headings and
-    the `## Related` section."""
+    """(offset, text) of the body's paragraphs and list items, outside code, headings,
+    block quotes (someone else's words, as `notes.sections` reads them) and the
+    `## Related` section."""
     hidden = [
         (start, end)
         for start, end in code_ranges(body)
@@ -192,6 +215,9 @@ def _paragraphs(body: str) -> list[tuple[int, str]]:
             continue
         if related:
             continue
+        if _QUOTED.match(line):
+            flush()
+            continue
         if not line.strip() or _BULLET.match(line):
             flush()
         if line.strip():
@@ -213,8 +239,14 @@ def _windows(sentence: str) -> tuple[str, str, str] | None:
     kinds: list[str] = []
     spans: list[str] = []
     objects: list[str] = []
+    hidden = [(m.start(), m.end()) for m in _NOT_SAID.finditer(sentence)]
     for match in _CUE.finditer(sentence):
-        if not match.lastgroup:
+        if not match.lastgroup or any(a <= match.start() < b for a, b in hidden):
+            continue
+        lead = sentence[max(0, match.start() - 40) : match.start()]
+        if match.lastgroup in (SUPERSEDE, REPLACE) and _NEGATED.search(lead):
+            continue
+        if match.group().lower() == "used to" and _PASSIVE_USE.search(lead):
             continue
         kinds.append(match.lastgroup)
         before = [w for w in words if w.end() <= match.start()][-BEFORE:]

@@ -1,0 +1,97 @@
+"""The judgement on wording that real decision records use, each case in prose written here.
+
+Every test below failed before the rule it checks (issue 20, real decisions): a sentence
+that only looks like a replacement must give no cue, a replacement that a record states
+in its own way must be found, and a clause that takes no side must contradict nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lore.curator.judgement.notes import profile
+from lore.curator.judgement.replacement import REPLACE, cues, replacement
+
+
+@dataclass(frozen=True)
+class Note:
+    id: str
+    title: str | None
+    body: str
+    tags: tuple[str, ...] = ()
+    repo: tuple[str, ...] = ()
+    services: tuple[str, ...] = ()
+    files_touched: tuple[str, ...] = ()
+
+
+def flat(term: str) -> float:
+    return 2.0
+
+
+def kinds(body: str, title: str = "Payment retries") -> list[str]:
+    return [cue.kind for cue in cues(Note("pay--retries--2026-01-01", title, body))]
+
+
+# ---- sentences that only look like replacements ----
+
+
+def test_a_quoted_user_story_is_someone_elses_words_not_a_cue() -> None:
+    body = (
+        "## What\nA treasurer can leave the role on their own.\n\n"
+        "> As a treasurer who changed jobs, I want to retire from the role so that I no "
+        "longer see the ledger.\n"
+    )
+    assert kinds(body) == []
+
+
+def test_a_negated_replace_says_nothing_is_replaced() -> None:
+    body = (
+        "## What\nWe will not replace the card vault this year.\n\n"
+        "Officers can be removed without requiring replacement signers.\n\n"
+        "The ledger isn't deprecated.\n"
+    )
+    assert kinds(body) == []
+    assert kinds("## What\nThe card vault replaces the token table.\n") == [REPLACE]
+
+
+def test_a_cue_word_inside_a_link_names_the_linked_document() -> None:
+    body = (
+        "## What\nThis record assumes that [replacing the signer with a hardware key]"
+        "(https://example.org/proposals/41) was accepted.\n\n"
+        "It builds on [[pay--0014-replace-card-tokens--2025-02-01]] for the vault.\n"
+    )
+    assert kinds(body) == []
+
+
+def test_an_example_is_not_the_decision() -> None:
+    body = (
+        "## Why\nMerchants are slow to act, so we give a long window (for example six "
+        "months for the old API deprecation) and send reminders.\n\n"
+        "Some changes need planning, e.g. the retirement of the ledger export.\n"
+    )
+    assert kinds(body) == []
+
+
+def test_is_used_to_is_the_passive_of_use_not_history() -> None:
+    body = "## What\nA new endpoint can be used to fetch the retry schedule.\n"
+    assert kinds(body) == []
+    assert kinds("## Why\nThe jobs used to run every night.\n") == ["history"]
+
+
+def test_the_remaining_cues_still_name_what_they_replace() -> None:
+    """A note whose first sentence only describes an endpoint "used to" fetch something
+    still replaces the note whose subject its `retire` sentence names."""
+    old = Note(
+        "forms--adr-004-schemas-in-an-api--2022-02-18",
+        "Store form schemas in an API",
+        "## What\nForm schemas are served by a separate API app.\n",
+    )
+    new = Note(
+        "forms--adr-045-drop-the-api--2025-08-19",
+        "Serve form schemas from the admin app",
+        "## What\nThe admin app gets endpoints that can be used to fetch form schemas.\n\n"
+        "We will retire the form schemas API.\n",
+    )
+    found = replacement(cues(new), profile(old), 0.25, flat, profile(new))
+    assert found is not None and found.how == "subject"
+    assert found.cue is not None and "retire" in found.cue.text
