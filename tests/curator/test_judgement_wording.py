@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from lore.curator.judgement.claims import claims, conflicts
 from lore.curator.judgement.notes import profile
 from lore.curator.judgement.replacement import REPLACE, cues, replacement
 
@@ -95,3 +96,43 @@ def test_the_remaining_cues_still_name_what_they_replace() -> None:
     found = replacement(cues(new), profile(old), 0.25, flat, profile(new))
     assert found is not None and found.how == "subject"
     assert found.cue is not None and "retire" in found.cue.text
+
+
+# ---- clauses that take no side ----
+
+
+def test_neither_nor_is_one_denial() -> None:
+    """ "Neither A nor B signed it" denies, as "no one signed it" does: they agree."""
+    one = Note(
+        "pay--sign-off--2026-01-01", "Sign-off", "## What\nNo treasurer signed the refund.\n"
+    )
+    other = Note(
+        "pay--refunds--2025-01-01",
+        "Refunds",
+        "## What\nNeither the clerk nor the treasurer signed the refund.\n",
+    )
+    assert conflicts(claims(one), claims(other), flat) == []
+    signed = Note(
+        "pay--signed--2025-02-01", "Signed", "## What\nThe treasurer signed the refund.\n"
+    )
+    assert conflicts(claims(signed), claims(other), flat)  # an assertion still clashes
+
+
+def test_a_clause_naming_both_sides_of_an_opposite_takes_neither() -> None:
+    listing = Note(
+        "pay--fields--2025-01-01",
+        "Fields",
+        "## What\nEach schema lists its optional/required fields for the payout form.\n",
+    )
+    required = Note(
+        "pay--payout--2026-01-01",
+        "Payout",
+        "## What\nThe schema lists the required fields for the payout form.\n",
+    )
+    assert conflicts(claims(required), claims(listing), flat) == []
+    optional = Note(
+        "pay--payout-optional--2026-01-01",
+        "Payout",
+        "## What\nThe schema lists the optional fields for the payout form.\n",
+    )
+    assert conflicts(claims(required), claims(optional), flat)  # one side each: a clash
