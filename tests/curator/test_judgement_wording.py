@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from lore.curator.judgement.claims import claims, conflicts
 from lore.curator.judgement.notes import profile
-from lore.curator.judgement.replacement import REPLACE, cues, replacement
+from lore.curator.judgement.replacement import REFERENCE, REPLACE, cues, replacement
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,8 @@ def flat(term: str) -> float:
 
 
 def kinds(body: str, title: str = "Payment retries") -> list[str]:
-    return [cue.kind for cue in cues(Note("pay--retries--2026-01-01", title, body))]
+    found = cues(Note("pay--retries--2026-01-01", title, body))
+    return [cue.kind for cue in found if cue.kind != REFERENCE]
 
 
 # ---- sentences that only look like replacements ----
@@ -136,3 +137,27 @@ def test_a_clause_naming_both_sides_of_an_opposite_takes_neither() -> None:
         "## What\nThe schema lists the optional fields for the payout form.\n",
     )
     assert conflicts(claims(required), claims(optional), flat)  # one side each: a clash
+
+
+# ---- replacements a record states in its own way ----
+
+REFUNDS_OLD = Note(
+    "pay--adr-007-refund-window--2024-03-01",
+    "Refund window",
+    "## What\nCustomers may ask for a refund within 30 days.\n",
+)
+
+
+def test_the_same_title_again_naming_the_old_record_is_a_replacement() -> None:
+    """A second version under the old title that names the old record by number replaces
+    it even when most of its words are new (its figures and reasons changed)."""
+    again = Note(
+        "pay--adr-019-refund-window-2--2025-06-01",
+        "Refund window 2",
+        "## Why\nWe have run the policy of ADR 7 for a year and chargebacks fell.\n\n"
+        "## What\nCustomers may ask for a refund within 60 days of delivery.\n",
+    )
+    found = replacement(cues(again), profile(REFUNDS_OLD), 0.15, flat, profile(again))
+    assert found is not None and found.how == "retaken"
+    unnamed = Note(again.id, again.title, "## What\nRefunds within 60 days of delivery.\n")
+    assert replacement(cues(unnamed), profile(REFUNDS_OLD), 0.15, flat, profile(unnamed)) is None

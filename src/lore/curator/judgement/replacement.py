@@ -33,8 +33,11 @@ the parsed JSON") agrees with it: neither replaces anything (`RESTATED`, `agrees
 
 A note also replaces another when it takes the same decision again: nearly the same
 title (one title's terms all but contained in the other's, `RETAKEN_CONTAINED`, and a
-weighted Jaccard of at least `RETAKEN_TITLE`) and whole notes alike (`RETAKEN_FLOOR`)
-(`retaken`).
+weighted Jaccard of at least `RETAKEN_TITLE`) and whole notes alike (`RETAKEN_FLOOR`, or
+`RETAKEN_NAMED_FLOOR` when it also links the old note or names its number anywhere: a
+second version under the old title that says which record it follows) (`retaken`).
+`cues` ends with one `REFERENCE` cue holding every note the prose links or numbers;
+it is no cue itself, and lets the rules judge the notes it names.
 
 Pure functions over a note's text and two `Profile`s: no I/O. Which notes are judged,
 and what is reported, is the rules' decision (`lore.curator.rules.pairs`).
@@ -50,6 +53,7 @@ from lore.curator.judgement.terms import Idf, content_terms, is_weak, weighted_o
 from lore.sanitize.markdown import code_ranges
 
 SUPERSEDE, REPLACE, SWITCH, HISTORY = "supersede", "replace", "switch", "history"
+REFERENCE = "reference"  # not a cue: the notes a note links or names by number anywhere
 _CUES = (
     (SUPERSEDE, r"supersed\w*|supercede\w*|superceed\w*|amend(?:s|ed|ing|ment)?"),
     (
@@ -119,6 +123,7 @@ _NOT_OBJECT = frozenset(
     )
 )
 MAX_CUES = 50  # of a note: a note is meant to hold one idea
+MAX_REFERENCES = 20  # notes a note's `REFERENCE` cue names (each is judged against it)
 
 OBJECT_COVER = 0.6  # of what a sentence replaces, found in the other note's title
 _PASSIVE = re.compile(r"(?:ed|ion|ions)$|favou?r of$", re.IGNORECASE)
@@ -129,6 +134,7 @@ UNNAMED_FLOOR = 0.15  # ...for "this supersedes ..." naming nothing
 RETAKEN_TITLE = 0.6  # title likeness of the same decision taken again
 RETAKEN_CONTAINED = 0.9  # ...the shorter title's weight found in the longer one
 RETAKEN_FLOOR = 0.2  # ...and its whole-note likeness
+RETAKEN_NAMED_FLOOR = 0.1  # ...when the new note also links the old one or names its number
 
 
 @dataclass(frozen=True)
@@ -167,7 +173,7 @@ class Replacement:
         return "it says it replaces what that note is about"
 
 
-_STRENGTH = {SUPERSEDE: 3, REPLACE: 2, SWITCH: 1, HISTORY: 0}
+_STRENGTH = {SUPERSEDE: 3, REPLACE: 2, SWITCH: 1, HISTORY: 0, REFERENCE: -1}
 
 
 def _numbers(sentence: str) -> tuple[int, ...]:
@@ -285,8 +291,12 @@ def _cue(text: str, offset: int, paragraph_links: tuple[str, ...]) -> Cue | None
 
 
 def cues(note: JudgedNote) -> tuple[Cue, ...]:
-    """The sentences of a note (its title first) that say something is being replaced."""
+    """The sentences of a note (its title first) that say something is being replaced,
+    then, as one `REFERENCE` cue, every note it links or names by number anywhere."""
     found: list[Cue] = []
+    links: dict[str, None] = {}
+    numbers: dict[int, None] = {}
+    first: tuple[str, int] | None = None
     title = _cue(note.title or "", -1, ())
     if title is not None:
         found.append(title)
@@ -296,11 +306,20 @@ def cues(note: JudgedNote) -> tuple[Cue, ...]:
         for piece in _SENTENCE_END.split(paragraph):
             at = paragraph.find(piece, position)
             position = at + len(piece)
+            named = [m[1].strip() for m in _LINK.finditer(piece)], _numbers(piece)
+            if (named[0] or named[1]) and len(links) + len(numbers) < MAX_REFERENCES:
+                links.update(dict.fromkeys(named[0]))
+                numbers.update(dict.fromkeys(named[1]))
+                first = first or (piece, start + at)
+            if len(found) >= MAX_CUES:
+                continue
             cue = _cue(piece, start + at, paragraph_links)
             if cue is not None:
                 found.append(cue)
-                if len(found) >= MAX_CUES:
-                    return tuple(found)
+    if first is not None:
+        found.append(
+            Cue(_plain(first[0]), first[1], REFERENCE, frozenset(), tuple(links), tuple(numbers))
+        )
     return tuple(found)
 
 
@@ -362,7 +381,7 @@ def replacement(  # noqa: PLR0917 - both notes' cues and profiles, their likenes
     number = number_of(theirs.id)
     best: Replacement | None = None
     for cue in found:
-        if _restates(cue, their_cues, idf):
+        if cue.kind == REFERENCE or _restates(cue, their_cues, idf):
             continue
         if theirs.id in cue.links:
             return Replacement(theirs.id, "links", cue, similarity)
@@ -376,7 +395,11 @@ def replacement(  # noqa: PLR0917 - both notes' cues and profiles, their likenes
     if best is not None:
         return best
     title, contained = weighted_overlap(mine.title, theirs.title, idf)
-    if title >= RETAKEN_TITLE and contained >= RETAKEN_CONTAINED and similarity >= RETAKEN_FLOOR:
+    named = any(
+        theirs.id in cue.links or (number is not None and number in cue.numbers) for cue in found
+    )
+    floor = RETAKEN_NAMED_FLOOR if named else RETAKEN_FLOOR
+    if title >= RETAKEN_TITLE and contained >= RETAKEN_CONTAINED and similarity >= floor:
         return Replacement(theirs.id, "retaken", None, similarity)
     for cue in found:
         if cue.kind != SUPERSEDE or cue.links or cue.numbers or similarity < UNNAMED_FLOOR:
