@@ -161,3 +161,21 @@ def test_the_same_title_again_naming_the_old_record_is_a_replacement() -> None:
     assert found is not None and found.how == "retaken"
     unnamed = Note(again.id, again.title, "## What\nRefunds within 60 days of delivery.\n")
     assert replacement(cues(unnamed), profile(REFUNDS_OLD), 0.15, flat, profile(unnamed)) is None
+
+
+def test_a_title_that_removes_the_old_subject_is_a_replacement() -> None:
+    old = Note(
+        "pay--adr-003-use-a-card-proxy--2023-01-10",
+        "Route card payments through a card proxy",
+        "## What\nCard details reach the processor through our own card proxy.\n",
+    )
+    new = Note(
+        "pay--adr-021-remove-the-card-proxy--2025-09-02",
+        "Remove the card proxy",
+        "## What\nThe checkout posts card details to the processor's hosted fields.\n",
+    )
+    found = replacement(cues(new), profile(old), 0.2, flat, profile(new))
+    assert found is not None and found.how == "subject" and found.cue is not None
+    assert found.cue.offset == -1  # the title says it
+    step = Note(new.id, "Card proxy upgrades", "## What\nRemove the card proxy's old TLS keys.\n")
+    assert replacement(cues(step), profile(old), 0.2, flat, profile(step)) is None

@@ -4,7 +4,9 @@ A note's *cues* are its sentences (title first) that say something is being repl
 `supersede` or `amend`; `replace`, `deprecate`, `retire`, `decommission`, `obsolete`,
 "phase out"; "instead of", "in favour of", "in place of", "no longer", "stop using",
 "move / migrate / switch (away) from", "revert", "revisit", "reconsider"; and, weaker,
-"previously", "used to", "any more". A cue is about another note when
+"previously", "used to", "any more"; in the title only, a decision to remove something
+("Remove the card proxy", "Drop X", "Stop X": `_TITLE_VERB`). A cue is about another
+note when
 
 - it links it (`[[id]]`) near a cue word, or, for `supersede`/`amend`, anywhere in its
   sentence or paragraph (`links`);
@@ -78,6 +80,14 @@ _CUE = re.compile(
 _NOT_SAID = re.compile(
     r"\[[^\]\n]*\]|\((?:for example|for instance|e\.?g\.?|eg)\b[^)\n]*\)?"
     r"|\b(?:for example|for instance|e\.g\.)[^;()\n]*",
+    re.IGNORECASE,
+)
+# A title that is the decision to remove something ("Remove the export proxy", "Drop
+# IPsec") undoes the decision that brought it in: in a title only, where the verb is
+# what the note decides (in prose, "remove" is mostly a step: "remove the lock").
+_TITLE_VERB = re.compile(
+    r"^\W*(remov(?:e|es|ing)|drop(?:s|ping)?|stop(?:s|ping)?|abandon(?:s|ing)?|"
+    r"discontinu(?:e|es|ing)|delet(?:e|es|ing)|get(?:ting)? rid of)\b",
     re.IGNORECASE,
 )
 # A negation just before "replace" or "supersede" says nothing is replaced ("we will not
@@ -234,7 +244,26 @@ def _paragraphs(body: str) -> list[tuple[int, str]]:
     return found
 
 
-def _windows(sentence: str) -> tuple[str, str, str] | None:
+def _cue_words(sentence: str, title: bool) -> list[tuple[str, int, int, str]]:
+    """(kind, start, end, text) of each cue word of a sentence that speaks for the note."""
+    found = [(m.lastgroup, m.start(), m.end(), m.group()) for m in _CUE.finditer(sentence)]
+    if title and (verb := _TITLE_VERB.match(sentence)):
+        found.insert(0, (REPLACE, verb.start(1), verb.end(1), verb[1]))
+    hidden = [(m.start(), m.end()) for m in _NOT_SAID.finditer(sentence)]
+    kept: list[tuple[str, int, int, str]] = []
+    for kind, start, end, text in found:
+        if not kind or any(a <= start < b for a, b in hidden):
+            continue
+        lead = sentence[max(0, start - 40) : start]
+        if kind in (SUPERSEDE, REPLACE) and _NEGATED.search(lead):
+            continue
+        if text.lower() == "used to" and _PASSIVE_USE.search(lead):
+            continue
+        kept.append((kind, start, end, text))
+    return kept
+
+
+def _windows(sentence: str, title: bool = False) -> tuple[str, str, str] | None:
     """(the strongest cue kind, the words around each cue word, the words right after
     each) of a sentence, or None.
 
@@ -245,33 +274,25 @@ def _windows(sentence: str) -> tuple[str, str, str] | None:
     kinds: list[str] = []
     spans: list[str] = []
     objects: list[str] = []
-    hidden = [(m.start(), m.end()) for m in _NOT_SAID.finditer(sentence)]
-    for match in _CUE.finditer(sentence):
-        if not match.lastgroup or any(a <= match.start() < b for a, b in hidden):
-            continue
-        lead = sentence[max(0, match.start() - 40) : match.start()]
-        if match.lastgroup in (SUPERSEDE, REPLACE) and _NEGATED.search(lead):
-            continue
-        if match.group().lower() == "used to" and _PASSIVE_USE.search(lead):
-            continue
-        kinds.append(match.lastgroup)
-        before = [w for w in words if w.end() <= match.start()][-BEFORE:]
-        after = [w for w in words if w.start() >= match.end()][:AFTER]
-        start = before[0].start() if before else match.start()
-        end = after[-1].end() if after else match.end()
+    for kind, begin, finish, text in _cue_words(sentence, title):
+        kinds.append(kind)
+        before = [w for w in words if w.end() <= begin][-BEFORE:]
+        after = [w for w in words if w.start() >= finish][:AFTER]
+        start = before[0].start() if before else begin
+        end = after[-1].end() if after else finish
         spans.append(sentence[start:end])
-        if not _FAVOUR.search(match.group()):  # "X in favour of Y": Y is the new thing
-            after_text = sentence[match.end() :]
+        if not _FAVOUR.search(text):  # "X in favour of Y": Y is the new thing
+            after_text = sentence[finish:]
             objects.append(_OBJECT_END.split(after_text, maxsplit=1)[0][:OBJECT_CHARS])
-        if _PASSIVE.search(match.group()):  # "X is deprecated", "X in favour of Y"
-            objects.append(_OBJECT_END.split(sentence[: match.start()])[-1][-OBJECT_CHARS:])
+        if _PASSIVE.search(text):  # "X is deprecated", "X in favour of Y"
+            objects.append(_OBJECT_END.split(sentence[:begin])[-1][-OBJECT_CHARS:])
     if not kinds:
         return None
     return max(kinds, key=_STRENGTH.__getitem__), "\n".join(spans), "\n".join(objects)
 
 
 def _cue(text: str, offset: int, paragraph_links: tuple[str, ...]) -> Cue | None:
-    found = _windows(text)
+    found = _windows(text, title=offset < 0)
     if found is None:
         return None
     kind, around, named = found
