@@ -179,3 +179,16 @@ def test_a_title_that_removes_the_old_subject_is_a_replacement() -> None:
     assert found.cue.offset == -1  # the title says it
     step = Note(new.id, "Card proxy upgrades", "## What\nRemove the card proxy's old TLS keys.\n")
     assert replacement(cues(step), profile(old), 0.2, flat, profile(step)) is None
+
+
+def test_what_a_numbered_record_decided_will_now_be_something_else() -> None:
+    """ "The layout of ADR 7 will now be:" changes what that record decided."""
+    new = Note(
+        "pay--adr-012-ledger-layout--2025-01-01",
+        "Ledger file layout",
+        "## What\nThe export part of ADR 7 will now be:\n\n- one file per merchant\n",
+    )
+    found = replacement(cues(new), profile(REFUNDS_OLD), 0.0, flat, profile(new))
+    assert found is not None and found.how == "number"
+    builds = Note(new.id, new.title, "## What\nThe export follows ADR 7 and adds a footer.\n")
+    assert replacement(cues(builds), profile(REFUNDS_OLD), 0.0, flat, profile(builds)) is None

@@ -4,9 +4,9 @@ A note's *cues* are its sentences (title first) that say something is being repl
 `supersede` or `amend`; `replace`, `deprecate`, `retire`, `decommission`, `obsolete`,
 "phase out"; "instead of", "in favour of", "in place of", "no longer", "stop using",
 "move / migrate / switch (away) from", "revert", "revisit", "reconsider"; and, weaker,
-"previously", "used to", "any more"; in the title only, a decision to remove something
-("Remove the card proxy", "Drop X", "Stop X": `_TITLE_VERB`). A cue is about another
-note when
+"previously", "used to", "any more", "will now be", "from now on"; in the title only, a
+decision to remove something ("Remove the card proxy", "Drop X", "Stop X":
+`_TITLE_VERB`). A cue is about another note when
 
 - it links it (`[[id]]`) near a cue word, or, for `supersede`/`amend`, anywhere in its
   sentence or paragraph (`links`);
@@ -69,7 +69,7 @@ _CUES = (
         r"(?:mov|migrat|switch|transition)(?:e|es|ed|ing|s)? (?:away )?from|"
         r"revert(?:s|ed|ing)?|revisit(?:s|ed|ing)?|reconsider(?:s|ed|ing)?",
     ),
-    (HISTORY, r"previously|used to|until now|any ?more"),
+    (HISTORY, r"previously|used to|until now|any ?more|(?:will|shall) now be|from now on"),
 )
 _CUE = re.compile(
     "|".join(rf"(?P<{kind}>\b(?:{pattern})\b)" for kind, pattern in _CUES), re.IGNORECASE
