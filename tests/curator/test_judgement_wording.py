@@ -192,3 +192,24 @@ def test_what_a_numbered_record_decided_will_now_be_something_else() -> None:
     assert found is not None and found.how == "number"
     builds = Note(new.id, new.title, "## What\nThe export follows ADR 7 and adds a footer.\n")
     assert replacement(cues(builds), profile(REFUNDS_OLD), 0.0, flat, profile(builds)) is None
+
+
+def test_a_negation_in_a_condition_does_not_deny_the_claim() -> None:
+    setup = Note(
+        "pay--payout-account--2025-01-01",
+        "Payout accounts",
+        "## What\nThe onboarding job creates the merchant's payout account.\n",
+    )
+    conditional = Note(
+        "pay--onboarding--2026-01-01",
+        "Onboarding",
+        "## What\nThe onboarding job creates the merchant's payout account, if no such "
+        "account exists yet.\n",
+    )
+    assert conflicts(claims(conditional), claims(setup), flat) == []
+    denied = Note(
+        "pay--onboarding-2--2026-01-01",
+        "Onboarding",
+        "## What\nThe onboarding job never creates the merchant's payout account.\n",
+    )
+    assert conflicts(claims(denied), claims(setup), flat)  # a denial of the claim clashes

@@ -4,12 +4,13 @@ A note's prose (title first) is cut into sentences, and sentences into clauses a
 `;`, at a comma before a conjunction, at `but`, and at `and` when both sides have
 words of their own. Each clause keeps its content terms (Porter stems, antonyms
 folded onto one word of their pair), its polarity (an odd number of negations:
-`not`, `never`, `no`, `without`, `n't`, or a folded antonym such as `disabled`; the
-`nor` of "neither A nor B" carries on its denial, and a clause that names both sides of
-an opposite, "optional/required fields", takes neither), and
-its quantities (`lore.curator.judgement.quantities`). "A, not B" (also `never B`,
-`rather than B`, `instead of B`) adds a clause that says B is not so, about the
-same thing A is said of.
+`not`, `never`, `no`, `without`, `n't`, or a folded antonym such as `disabled`), and
+its quantities (`lore.curator.judgement.quantities`). The `nor` of "neither A nor B"
+carries on its denial; a clause that names both sides of an opposite ("optional/required
+fields") takes neither; a negation inside a condition ("..., if no such user exists")
+bears on when the clause holds, not on what it claims, and is not counted. "A, not B"
+(also `never B`, `rather than B`, `instead of B`) adds a clause that says B is not so,
+about the same thing A is said of.
 
 Two clauses of two notes conflict when they are about the same thing (enough of
 their weighted terms shared: the `*_ALIGN` constants) and
@@ -85,6 +86,9 @@ _PREFIXES = ("un", "non", "dis", "in")  # unsupported = not supported, when both
 
 _ORDER = frozenset({"before", "after"})
 _CONTINUED = frozenset({"nor"})  # a negation that carries on the one before it
+# A condition inside a clause, up to the next comma: "..., if no such user exists".
+_CONDITION = re.compile(r"\b(?:if|unless|whether)\b[^,;:]*", re.IGNORECASE)
+_DENIAL = re.compile(rf"^(?:(?:{'|'.join(sorted(NEGATIONS))})\W*$|\w*n['’]t\W*$)", re.IGNORECASE)
 _NOT_TERMS = STOP_WORDS | frozenset(UNITS) | frozenset(NUMBER_WORDS)
 _ANTONYM_HEAD = "<antonym>"
 _TIME_CLAUSE = frozenset({"before", "after", "once", "when", "while", "until"})
@@ -139,6 +143,13 @@ class Claims:
     definitions: dict[str, frozenset[str]] = field(default_factory=dict)  # dlq -> terms
 
 
+def _unnegated(condition: re.Match[str]) -> str:
+    """A condition without its negations ("if no such user exists" -> "if such user
+    exists"): they bear on when the claim holds, not on the claim."""
+    kept = (word for word in condition[0].split() if not _DENIAL.match(word))
+    return " ".join(kept)
+
+
 def _read(text: str) -> tuple[frozenset[str], bool, frozenset[str], frozenset[str]]:
     """(terms, negated, acronyms, heads) of a clause's words; a head is what a negation
     bears on: the first telling word after `not`/`never`/..., or a folded antonym."""
@@ -148,7 +159,7 @@ def _read(text: str) -> tuple[frozenset[str], bool, frozenset[str], frozenset[st
     flips = 0
     waiting = False  # a negation waits for the word it bears on
     sides: dict[str, list[bool]] = {}  # each folded antonym: the sides named, in order
-    words = tokens(text)
+    words = tokens(_CONDITION.sub(_unnegated, text))
     if words and words[0] in _TIME_CLAUSE:
         words = words[1:]  # "Before running a migration, ...": when, not whether
     for token in words:
