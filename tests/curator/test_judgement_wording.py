@@ -213,3 +213,22 @@ def test_a_negation_in_a_condition_does_not_deny_the_claim() -> None:
         "## What\nThe onboarding job never creates the merchant's payout account.\n",
     )
     assert conflicts(claims(denied), claims(setup), flat)  # a denial of the claim clashes
+
+
+def test_a_dotted_name_is_one_object_not_a_stop() -> None:
+    """ "instead of ACME.IO Mailer" replaces the mailer, not every note that names ACME."""
+    weight = {"mailer": 4.0, "payment": 4.0}
+
+    def idf(term: str) -> float:
+        return weight.get(term, 2.0)
+
+    new = Note(
+        "pay--adr-030-mail-provider--2026-01-01",
+        "Pick a mail provider",
+        "## What\nWe will choose a provider to use instead of ACME.IO Mailer.\n",
+    )
+    payments = Note("pay--adr-002-payments--2023-01-01", "Use ACME.IO Payments", "## What\nA.\n")
+    mailer = Note("pay--adr-003-mailer--2023-01-01", "Use ACME.IO Mailer", "## What\nB.\n")
+    assert replacement(cues(new), profile(payments), 0.3, idf, profile(new)) is None
+    found = replacement(cues(new), profile(mailer), 0.3, idf, profile(new))
+    assert found is not None and found.how == "subject"

@@ -113,7 +113,11 @@ _WORDS = re.compile(r"\[\[[^\]\n]*\]\]|[^\W_]+(?:[-.][^\W_]+)*")
 BEFORE, AFTER = 6, 8  # words around a cue word that name what is replaced
 RESTATED = 0.5  # of what a cue replaces, replaced by a cue of the other note: it recalls it
 OBJECT_CHARS = 60  # of the words right after a cue word, up to a stop
-_OBJECT_END = re.compile(r"[.,;:!?()\[\]]|\s(?:and|but|because|so|which|with|to|in|for)\s")
+# A stop ends what a cue replaces; a dot or a colon inside a name ("GOV.UK", "Node.js",
+# "v2.1", "std::io") is part of it.
+_OBJECT_END = re.compile(
+    r"[.:!?](?=\s|$)|[,;()\[\]]|\s(?:and|but|because|so|which|with|to|in|for)\s"
+)
 _CUE_TERMS = frozenset(
     content_terms(
         "supersede supersedes superseded amend amends replace replaces replaced replacing "
