@@ -232,3 +232,18 @@ def test_a_dotted_name_is_one_object_not_a_stop() -> None:
     assert replacement(cues(new), profile(payments), 0.3, idf, profile(new)) is None
     found = replacement(cues(new), profile(mailer), 0.3, idf, profile(new))
     assert found is not None and found.how == "subject"
+
+
+def test_the_note_linked_after_in_favour_of_is_the_new_thing() -> None:
+    hosted = Note("pay--adr-022-hosted-fields--2025-05-01", "Hosted card fields", "## What\nA.\n")
+    new = Note(
+        "pay--adr-031-checkout--2026-02-01",
+        "One checkout",
+        f"## What\nWe switched off the old card form in favour of [[{hosted.id}]].\n",
+    )
+    assert replacement(cues(new), profile(hosted), 0.3, flat, profile(new)) is None
+    replaced = Note(
+        new.id, new.title, f"## What\nThe [[{hosted.id}]] flow is deprecated in favour of links.\n"
+    )
+    found = replacement(cues(replaced), profile(hosted), 0.3, flat, profile(replaced))
+    assert found is not None and found.how == "links"

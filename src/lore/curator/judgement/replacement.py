@@ -8,8 +8,9 @@ A note's *cues* are its sentences (title first) that say something is being repl
 decision to remove something ("Remove the card proxy", "Drop X", "Stop X":
 `_TITLE_VERB`). A cue is about another note when
 
-- it links it (`[[id]]`) near a cue word, or, for `supersede`/`amend`, anywhere in its
-  sentence or paragraph (`links`);
+- it links it (`[[id]]`) near a cue word (before "in favour of", whose link after is the
+  new thing), or, for `supersede`/`amend`, anywhere in its sentence or paragraph
+  (`links`);
 - it names its number: "ADR 15", "ADRs 60 and 61", "ADR-0002" against the leading
   number of the other note's topic (`adr-015-…`, `0002-…`), as imported ADRs are named
   (`number`);
@@ -282,6 +283,8 @@ def _windows(sentence: str, title: bool = False) -> tuple[str, str, str] | None:
         kinds.append(kind)
         before = [w for w in words if w.end() <= begin][-BEFORE:]
         after = [w for w in words if w.start() >= finish][:AFTER]
+        if _FAVOUR.search(text):  # "X in favour of [[Y]]": what follows is the new thing
+            after = []
         start = before[0].start() if before else begin
         end = after[-1].end() if after else finish
         spans.append(sentence[start:end])
