@@ -247,3 +247,9 @@ def test_the_note_linked_after_in_favour_of_is_the_new_thing() -> None:
     )
     found = replacement(cues(replaced), profile(hosted), 0.3, flat, profile(replaced))
     assert found is not None and found.how == "links"
+
+
+def test_text_moved_from_another_record_is_where_it_comes_from() -> None:
+    assert kinds("## What\nThe contents of this record were moved from ADR 8 for review.\n") == []
+    assert kinds("## What\nThis section was moved from the onboarding note.\n") == []
+    assert kinds("## What\nThe payment service was moved from Heroku to AWS.\n") == ["switch"]

@@ -26,8 +26,9 @@ decision to remove something ("Remove the card proxy", "Drop X", "Stop X":
 A cue word says nothing of this note inside a block quote (someone else's words), inside
 brackets (a link's label or target names another document), in an example ("for
 example", "e.g."), or right after a negation ("we will not replace", "without
-replacement"); "can be used to" is the passive of `use`, not "used to" (`_NOT_SAID`,
-`_NEGATED`, `_PASSIVE_USE`).
+replacement"); "can be used to" is the passive of `use`, not "used to"; and text that
+"was moved from ADR 8" says where the words come from (`_NOT_SAID`, `_NEGATED`,
+`_PASSIVE_USE`, `_MOVED_TEXT`).
 
 A cue that names what the other note itself replaced ("our decision to replace
 Terraform Cloud", about the note that decided it) recalls that note, and one that names
@@ -95,6 +96,13 @@ _TITLE_VERB = re.compile(
 # replace", "without replacement users"); "no longer" is a cue of its own.
 _NEGATED = re.compile(
     r"(?:\b(?:not|never|no|without|cannot)|n['’]t)(?:\W+\w+){0,2}\W+$", re.IGNORECASE
+)
+# "The contents of this record were moved from ADR 8": where the text comes from, not a
+# decision taken differently.
+_MOVED_TEXT = re.compile(
+    r"\b(?:contents?|text|sections?|paragraphs?|wording|(?:this|the) (?:document|record|note|"
+    r"page|adr))\b(?:\W+\w+){0,4}?\W+(?:was|were|is|are|been|has been|have been)\W+$",
+    re.IGNORECASE,
 )
 # "is used to", "can be used to": the passive of `use`, not "we used to ...".
 _PASSIVE_USE = re.compile(r"\b(?:be|is|are|was|were|been|being|get|gets|got)\W+$", re.IGNORECASE)
@@ -263,6 +271,8 @@ def _cue_words(sentence: str, title: bool) -> list[tuple[str, int, int, str]]:
         if kind in (SUPERSEDE, REPLACE) and _NEGATED.search(lead):
             continue
         if text.lower() == "used to" and _PASSIVE_USE.search(lead):
+            continue
+        if kind == SWITCH and _MOVED_TEXT.search(lead) and text.lower().startswith("mov"):
             continue
         kept.append((kind, start, end, text))
     return kept
