@@ -138,12 +138,13 @@ def test_real_adrs_when_the_snapshots_are_here() -> None:
             "committed: set LORE_ADR_MIRRORS to a folder of them to run it"
         )
     module = _load(REAL_ADR_EVAL, "run_real_adr_eval")
-    results = module.evaluate(Path(mirrors), ("held-out",))
+    results = module.evaluate(Path(mirrors), ("tune", "held-out"))
     if results["missing"]:
         pytest.skip(f"snapshots missing: {sorted(results['missing'])}")
-    held = results["summary"]["held-out"]
     recorded_path = REAL_ADR_EVAL.parent / "curator" / "real" / "results.json"
-    recorded = json.loads(recorded_path.read_text(encoding="utf-8"))["runs"]["after"]
-    before = recorded["summary"]["held-out"]
-    assert held["recall"] >= before["recall"]  # the figures in eval/README.md do not drop
-    assert held["false_alarm_rate"] <= before["false_alarm_rate"]
+    # Both halves have been read and tuned on since this run: neither may drop.
+    recorded = json.loads(recorded_path.read_text(encoding="utf-8"))["runs"]["all-tuning"]
+    for half in ("tune", "held-out"):
+        now, before = results["summary"][half], recorded["summary"][half]
+        assert now["recall"] >= before["recall"], half  # the figures in eval/README.md
+        assert now["false_alarm_rate"] <= before["false_alarm_rate"], half

@@ -17,13 +17,15 @@ from lore.curator.judgement.claims import claims, conflicts
 from lore.curator.judgement.notes import profile
 from lore.curator.judgement.replacement import (
     HISTORY,
+    REFERENCE,
     REPLACE,
     SUPERSEDE,
     SWITCH,
-    cues,
+    Cue,
     number_of,
     replacement,
 )
+from lore.curator.judgement.replacement import cues as read_cues
 from lore.curator.judgement.similarity import whole_note
 from lore.curator.judgement.verdict import CONTRADICTION_FLOOR, REPLACEMENT, judge
 from lore.curator.report.formats import to_json, to_markdown
@@ -54,6 +56,11 @@ OLD = Note(
     "## What\nWe send confirmation emails through GOV.UK Notify.\n\n"
     "## Why\nNotify is free for government services and handles bounces.\n",
 )
+
+
+def cues(note: Note) -> tuple[Cue, ...]:
+    """The sentences that say something is replaced (the notes named anywhere left out)."""
+    return tuple(cue for cue in read_cues(note) if cue.kind != REFERENCE)
 
 
 def new_note(body: str, title: str = "Use Amazon SES for submission emails") -> Note:

@@ -5,9 +5,12 @@ A note's prose (title first) is cut into sentences, and sentences into clauses a
 words of their own. Each clause keeps its content terms (Porter stems, antonyms
 folded onto one word of their pair), its polarity (an odd number of negations:
 `not`, `never`, `no`, `without`, `n't`, or a folded antonym such as `disabled`), and
-its quantities (`lore.curator.judgement.quantities`). "A, not B" (also `never B`,
-`rather than B`, `instead of B`) adds a clause that says B is not so, about the
-same thing A is said of.
+its quantities (`lore.curator.judgement.quantities`). The `nor` of "neither A nor B"
+carries on its denial; a clause that names both sides of an opposite ("optional/required
+fields") takes neither; a negation inside a condition ("..., if no such user exists")
+bears on when the clause holds, not on what it claims, and is not counted. "A, not B"
+(also `never B`, `rather than B`, `instead of B`) adds a clause that says B is not so,
+about the same thing A is said of.
 
 Two clauses of two notes conflict when they are about the same thing (enough of
 their weighted terms shared: the `*_ALIGN` constants) and
@@ -82,6 +85,10 @@ ANTONYMS: dict[str, tuple[str, bool]] = {
 _PREFIXES = ("un", "non", "dis", "in")  # unsupported = not supported, when both are there
 
 _ORDER = frozenset({"before", "after"})
+_CONTINUED = frozenset({"nor"})  # a negation that carries on the one before it
+# A condition inside a clause, up to the next comma: "..., if no such user exists".
+_CONDITION = re.compile(r"\b(?:if|unless|whether)\b[^,;:]*", re.IGNORECASE)
+_DENIAL = re.compile(rf"^(?:(?:{'|'.join(sorted(NEGATIONS))})\W*$|\w*n['’]t\W*$)", re.IGNORECASE)
 _NOT_TERMS = STOP_WORDS | frozenset(UNITS) | frozenset(NUMBER_WORDS)
 _ANTONYM_HEAD = "<antonym>"
 _TIME_CLAUSE = frozenset({"before", "after", "once", "when", "while", "until"})
@@ -136,6 +143,13 @@ class Claims:
     definitions: dict[str, frozenset[str]] = field(default_factory=dict)  # dlq -> terms
 
 
+def _unnegated(condition: re.Match[str]) -> str:
+    """A condition without its negations ("if no such user exists" -> "if such user
+    exists"): they bear on when the claim holds, not on the claim."""
+    kept = (word for word in condition[0].split() if not _DENIAL.match(word))
+    return " ".join(kept)
+
+
 def _read(text: str) -> tuple[frozenset[str], bool, frozenset[str], frozenset[str]]:
     """(terms, negated, acronyms, heads) of a clause's words; a head is what a negation
     bears on: the first telling word after `not`/`never`/..., or a folded antonym."""
@@ -144,12 +158,14 @@ def _read(text: str) -> tuple[frozenset[str], bool, frozenset[str], frozenset[st
     heads: set[str] = set()
     flips = 0
     waiting = False  # a negation waits for the word it bears on
-    words = tokens(text)
+    sides: dict[str, list[bool]] = {}  # each folded antonym: the sides named, in order
+    words = tokens(_CONDITION.sub(_unnegated, text))
     if words and words[0] in _TIME_CLAUSE:
         words = words[1:]  # "Before running a migration, ...": when, not whether
     for token in words:
         if token in NEGATIONS:
-            flips += 1
+            if token not in _CONTINUED or not flips:  # "neither A nor B": one denial
+                flips += 1
             waiting = True
             continue
         if token in _ORDER:
@@ -157,6 +173,7 @@ def _read(text: str) -> tuple[frozenset[str], bool, frozenset[str], frozenset[st
             continue
         if token in ANTONYMS:
             term, flipped = ANTONYMS[token]
+            sides.setdefault(term, []).append(flipped)
             flips += flipped
             terms.add(term)
             if flipped:
@@ -173,6 +190,12 @@ def _read(text: str) -> tuple[frozenset[str], bool, frozenset[str], frozenset[st
         if waiting and not is_weak(term):
             heads.add(term)
             waiting = False
+    # "optional/required", "enabled or disabled": a clause naming both sides takes none
+    both = {term for term, named in sides.items() if len(set(named)) == 2}
+    if both:
+        flips -= sum(sum(sides[term]) for term in both)
+        if not any(any(named) for term, named in sides.items() if term not in both):
+            heads.discard(_ANTONYM_HEAD)
     return frozenset(terms), flips % 2 == 1, acronyms, frozenset(heads)
 
 

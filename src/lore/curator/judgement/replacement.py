@@ -4,10 +4,13 @@ A note's *cues* are its sentences (title first) that say something is being repl
 `supersede` or `amend`; `replace`, `deprecate`, `retire`, `decommission`, `obsolete`,
 "phase out"; "instead of", "in favour of", "in place of", "no longer", "stop using",
 "move / migrate / switch (away) from", "revert", "revisit", "reconsider"; and, weaker,
-"previously", "used to", "any more". A cue is about another note when
+"previously", "used to", "any more", "will now be", "from now on"; in the title only, a
+decision to remove something ("Remove the card proxy", "Drop X", "Stop X":
+`_TITLE_VERB`). A cue is about another note when
 
-- it links it (`[[id]]`) near a cue word, or, for `supersede`/`amend`, anywhere in its
-  sentence or paragraph (`links`);
+- it links it (`[[id]]`) near a cue word (before "in favour of", whose link after is the
+  new thing), or, for `supersede`/`amend`, anywhere in its sentence or paragraph
+  (`links`);
 - it names its number: "ADR 15", "ADRs 60 and 61", "ADR-0002" against the leading
   number of the other note's topic (`adr-015-…`, `0002-…`), as imported ADRs are named
   (`number`);
@@ -20,6 +23,13 @@ A note's *cues* are its sentences (title first) that say something is being repl
   regarding UEI"): then a note that is alike (`UNNAMED_FLOOR`) and shares a salient word
   with the sentence (`unnamed`; the rule keeps the closest few).
 
+A cue word says nothing of this note inside a block quote (someone else's words), inside
+brackets (a link's label or target names another document), in an example ("for
+example", "e.g."), or right after a negation ("we will not replace", "without
+replacement"); "can be used to" is the passive of `use`, not "used to"; and text that
+"was moved from ADR 8" says where the words come from (`_NOT_SAID`, `_NEGATED`,
+`_PASSIVE_USE`, `_MOVED_TEXT`).
+
 A cue that names what the other note itself replaced ("our decision to replace
 Terraform Cloud", about the note that decided it) recalls that note, and one that names
 what the other note rules out ("instead of the parsed JSON" against "the raw body, not
@@ -27,8 +37,11 @@ the parsed JSON") agrees with it: neither replaces anything (`RESTATED`, `agrees
 
 A note also replaces another when it takes the same decision again: nearly the same
 title (one title's terms all but contained in the other's, `RETAKEN_CONTAINED`, and a
-weighted Jaccard of at least `RETAKEN_TITLE`) and whole notes alike (`RETAKEN_FLOOR`)
-(`retaken`).
+weighted Jaccard of at least `RETAKEN_TITLE`) and whole notes alike (`RETAKEN_FLOOR`, or
+`RETAKEN_NAMED_FLOOR` when it also links the old note or names its number anywhere: a
+second version under the old title that says which record it follows) (`retaken`).
+`cues` ends with one `REFERENCE` cue holding every note the prose links or numbers;
+it is no cue itself, and lets the rules judge the notes it names.
 
 Pure functions over a note's text and two `Profile`s: no I/O. Which notes are judged,
 and what is reported, is the rules' decision (`lore.curator.rules.pairs`).
@@ -44,6 +57,7 @@ from lore.curator.judgement.terms import Idf, content_terms, is_weak, weighted_o
 from lore.sanitize.markdown import code_ranges
 
 SUPERSEDE, REPLACE, SWITCH, HISTORY = "supersede", "replace", "switch", "history"
+REFERENCE = "reference"  # not a cue: the notes a note links or names by number anywhere
 _CUES = (
     (SUPERSEDE, r"supersed\w*|supercede\w*|superceed\w*|amend(?:s|ed|ing|ment)?"),
     (
@@ -57,11 +71,41 @@ _CUES = (
         r"(?:mov|migrat|switch|transition)(?:e|es|ed|ing|s)? (?:away )?from|"
         r"revert(?:s|ed|ing)?|revisit(?:s|ed|ing)?|reconsider(?:s|ed|ing)?",
     ),
-    (HISTORY, r"previously|used to|until now|any ?more"),
+    (HISTORY, r"previously|used to|until now|any ?more|(?:will|shall) now be|from now on"),
 )
 _CUE = re.compile(
     "|".join(rf"(?P<{kind}>\b(?:{pattern})\b)" for kind, pattern in _CUES), re.IGNORECASE
 )
+# Where a cue word says nothing of this note: inside brackets (a link's label or target
+# names another document: "[Replace the signer](url)", "[[x--0014-replace-y--…]]"), and
+# in an example ("(for example, the Postgres 10 deprecation)", "e.g. ...").
+_NOT_SAID = re.compile(
+    r"\[[^\]\n]*\]|\((?:for example|for instance|e\.?g\.?|eg)\b[^)\n]*\)?"
+    r"|\b(?:for example|for instance|e\.g\.)[^;()\n]*",
+    re.IGNORECASE,
+)
+# A title that is the decision to remove something ("Remove the export proxy", "Drop
+# IPsec") undoes the decision that brought it in: in a title only, where the verb is
+# what the note decides (in prose, "remove" is mostly a step: "remove the lock").
+_TITLE_VERB = re.compile(
+    r"^\W*(remov(?:e|es|ing)|drop(?:s|ping)?|stop(?:s|ping)?|abandon(?:s|ing)?|"
+    r"discontinu(?:e|es|ing)|delet(?:e|es|ing)|get(?:ting)? rid of)\b",
+    re.IGNORECASE,
+)
+# A negation just before "replace" or "supersede" says nothing is replaced ("we will not
+# replace", "without replacement users"); "no longer" is a cue of its own.
+_NEGATED = re.compile(
+    r"(?:\b(?:not|never|no|without|cannot)|n['’]t)(?:\W+\w+){0,2}\W+$", re.IGNORECASE
+)
+# "The contents of this record were moved from ADR 8": where the text comes from, not a
+# decision taken differently.
+_MOVED_TEXT = re.compile(
+    r"\b(?:contents?|text|sections?|paragraphs?|wording|(?:this|the) (?:document|record|note|"
+    r"page|adr))\b(?:\W+\w+){0,4}?\W+(?:was|were|is|are|been|has been|have been)\W+$",
+    re.IGNORECASE,
+)
+# "is used to", "can be used to": the passive of `use`, not "we used to ...".
+_PASSIVE_USE = re.compile(r"\b(?:be|is|are|was|were|been|being|get|gets|got)\W+$", re.IGNORECASE)
 _LINK = re.compile(r"\[\[([^\]|#\n]+)(?:[|#][^\]\n]*)?\]\]")
 _MD_LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\([^)\n]*\)")
 _URL = re.compile(r"https?://\S+")
@@ -71,13 +115,18 @@ _NUMBERS = re.compile(
 _DIGITS = re.compile(r"\d{1,5}")
 _RELATED = re.compile(r"^##[ \t]+related\b", re.IGNORECASE)
 _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]")
+_QUOTED = re.compile(r"^[ \t]{0,3}>")
 _BULLET = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+")
 _SENTENCE_END = re.compile(r"(?<=[^.][.!?])\s+(?=\S)")
 _WORDS = re.compile(r"\[\[[^\]\n]*\]\]|[^\W_]+(?:[-.][^\W_]+)*")
 BEFORE, AFTER = 6, 8  # words around a cue word that name what is replaced
 RESTATED = 0.5  # of what a cue replaces, replaced by a cue of the other note: it recalls it
 OBJECT_CHARS = 60  # of the words right after a cue word, up to a stop
-_OBJECT_END = re.compile(r"[.,;:!?()\[\]]|\s(?:and|but|because|so|which|with|to|in|for)\s")
+# A stop ends what a cue replaces; a dot or a colon inside a name ("GOV.UK", "Node.js",
+# "v2.1", "std::io") is part of it.
+_OBJECT_END = re.compile(
+    r"[.:!?](?=\s|$)|[,;()\[\]]|\s(?:and|but|because|so|which|with|to|in|for)\s"
+)
 _CUE_TERMS = frozenset(
     content_terms(
         "supersede supersedes superseded amend amends replace replaces replaced replacing "
@@ -97,6 +146,7 @@ _NOT_OBJECT = frozenset(
     )
 )
 MAX_CUES = 50  # of a note: a note is meant to hold one idea
+MAX_REFERENCES = 20  # notes a note's `REFERENCE` cue names (each is judged against it)
 
 OBJECT_COVER = 0.6  # of what a sentence replaces, found in the other note's title
 _PASSIVE = re.compile(r"(?:ed|ion|ions)$|favou?r of$", re.IGNORECASE)
@@ -107,6 +157,7 @@ UNNAMED_FLOOR = 0.15  # ...for "this supersedes ..." naming nothing
 RETAKEN_TITLE = 0.6  # title likeness of the same decision taken again
 RETAKEN_CONTAINED = 0.9  # ...the shorter title's weight found in the longer one
 RETAKEN_FLOOR = 0.2  # ...and its whole-note likeness
+RETAKEN_NAMED_FLOOR = 0.1  # ...when the new note also links the old one or names its number
 
 
 @dataclass(frozen=True)
@@ -145,7 +196,7 @@ class Replacement:
         return "it says it replaces what that note is about"
 
 
-_STRENGTH = {SUPERSEDE: 3, REPLACE: 2, SWITCH: 1, HISTORY: 0}
+_STRENGTH = {SUPERSEDE: 3, REPLACE: 2, SWITCH: 1, HISTORY: 0, REFERENCE: -1}
 
 
 def _numbers(sentence: str) -> tuple[int, ...]:
@@ -164,8 +215,9 @@ def _plain(sentence: str) -> str:
 
 
 def _paragraphs(body: str) -> list[tuple[int, str]]:
-    """(offset, text) of the body's paragraphs and list items, outside code, headings and
-    the `## Related` section."""
+    """(offset, text) of the body's paragraphs and list items, outside code, headings,
+    block quotes (someone else's words, as `notes.sections` reads them) and the
+    `## Related` section."""
     hidden = [
         (start, end)
         for start, end in code_ranges(body)
@@ -192,6 +244,9 @@ def _paragraphs(body: str) -> list[tuple[int, str]]:
             continue
         if related:
             continue
+        if _QUOTED.match(line):
+            flush()
+            continue
         if not line.strip() or _BULLET.match(line):
             flush()
         if line.strip():
@@ -202,7 +257,28 @@ def _paragraphs(body: str) -> list[tuple[int, str]]:
     return found
 
 
-def _windows(sentence: str) -> tuple[str, str, str] | None:
+def _cue_words(sentence: str, title: bool) -> list[tuple[str, int, int, str]]:
+    """(kind, start, end, text) of each cue word of a sentence that speaks for the note."""
+    found = [(m.lastgroup, m.start(), m.end(), m.group()) for m in _CUE.finditer(sentence)]
+    if title and (verb := _TITLE_VERB.match(sentence)):
+        found.insert(0, (REPLACE, verb.start(1), verb.end(1), verb[1]))
+    hidden = [(m.start(), m.end()) for m in _NOT_SAID.finditer(sentence)]
+    kept: list[tuple[str, int, int, str]] = []
+    for kind, start, end, text in found:
+        if not kind or any(a <= start < b for a, b in hidden):
+            continue
+        lead = sentence[max(0, start - 40) : start]
+        if kind in (SUPERSEDE, REPLACE) and _NEGATED.search(lead):
+            continue
+        if text.lower() == "used to" and _PASSIVE_USE.search(lead):
+            continue
+        if kind == SWITCH and _MOVED_TEXT.search(lead) and text.lower().startswith("mov"):
+            continue
+        kept.append((kind, start, end, text))
+    return kept
+
+
+def _windows(sentence: str, title: bool = False) -> tuple[str, str, str] | None:
     """(the strongest cue kind, the words around each cue word, the words right after
     each) of a sentence, or None.
 
@@ -213,27 +289,27 @@ def _windows(sentence: str) -> tuple[str, str, str] | None:
     kinds: list[str] = []
     spans: list[str] = []
     objects: list[str] = []
-    for match in _CUE.finditer(sentence):
-        if not match.lastgroup:
-            continue
-        kinds.append(match.lastgroup)
-        before = [w for w in words if w.end() <= match.start()][-BEFORE:]
-        after = [w for w in words if w.start() >= match.end()][:AFTER]
-        start = before[0].start() if before else match.start()
-        end = after[-1].end() if after else match.end()
+    for kind, begin, finish, text in _cue_words(sentence, title):
+        kinds.append(kind)
+        before = [w for w in words if w.end() <= begin][-BEFORE:]
+        after = [w for w in words if w.start() >= finish][:AFTER]
+        if _FAVOUR.search(text):  # "X in favour of [[Y]]": what follows is the new thing
+            after = []
+        start = before[0].start() if before else begin
+        end = after[-1].end() if after else finish
         spans.append(sentence[start:end])
-        if not _FAVOUR.search(match.group()):  # "X in favour of Y": Y is the new thing
-            after_text = sentence[match.end() :]
+        if not _FAVOUR.search(text):  # "X in favour of Y": Y is the new thing
+            after_text = sentence[finish:]
             objects.append(_OBJECT_END.split(after_text, maxsplit=1)[0][:OBJECT_CHARS])
-        if _PASSIVE.search(match.group()):  # "X is deprecated", "X in favour of Y"
-            objects.append(_OBJECT_END.split(sentence[: match.start()])[-1][-OBJECT_CHARS:])
+        if _PASSIVE.search(text):  # "X is deprecated", "X in favour of Y"
+            objects.append(_OBJECT_END.split(sentence[:begin])[-1][-OBJECT_CHARS:])
     if not kinds:
         return None
     return max(kinds, key=_STRENGTH.__getitem__), "\n".join(spans), "\n".join(objects)
 
 
 def _cue(text: str, offset: int, paragraph_links: tuple[str, ...]) -> Cue | None:
-    found = _windows(text)
+    found = _windows(text, title=offset < 0)
     if found is None:
         return None
     kind, around, named = found
@@ -253,8 +329,12 @@ def _cue(text: str, offset: int, paragraph_links: tuple[str, ...]) -> Cue | None
 
 
 def cues(note: JudgedNote) -> tuple[Cue, ...]:
-    """The sentences of a note (its title first) that say something is being replaced."""
+    """The sentences of a note (its title first) that say something is being replaced,
+    then, as one `REFERENCE` cue, every note it links or names by number anywhere."""
     found: list[Cue] = []
+    links: dict[str, None] = {}
+    numbers: dict[int, None] = {}
+    first: tuple[str, int] | None = None
     title = _cue(note.title or "", -1, ())
     if title is not None:
         found.append(title)
@@ -264,11 +344,20 @@ def cues(note: JudgedNote) -> tuple[Cue, ...]:
         for piece in _SENTENCE_END.split(paragraph):
             at = paragraph.find(piece, position)
             position = at + len(piece)
+            named = [m[1].strip() for m in _LINK.finditer(piece)], _numbers(piece)
+            if (named[0] or named[1]) and len(links) + len(numbers) < MAX_REFERENCES:
+                links.update(dict.fromkeys(named[0]))
+                numbers.update(dict.fromkeys(named[1]))
+                first = first or (piece, start + at)
+            if len(found) >= MAX_CUES:
+                continue
             cue = _cue(piece, start + at, paragraph_links)
             if cue is not None:
                 found.append(cue)
-                if len(found) >= MAX_CUES:
-                    return tuple(found)
+    if first is not None:
+        found.append(
+            Cue(_plain(first[0]), first[1], REFERENCE, frozenset(), tuple(links), tuple(numbers))
+        )
     return tuple(found)
 
 
@@ -330,7 +419,7 @@ def replacement(  # noqa: PLR0917 - both notes' cues and profiles, their likenes
     number = number_of(theirs.id)
     best: Replacement | None = None
     for cue in found:
-        if _restates(cue, their_cues, idf):
+        if cue.kind == REFERENCE or _restates(cue, their_cues, idf):
             continue
         if theirs.id in cue.links:
             return Replacement(theirs.id, "links", cue, similarity)
@@ -344,7 +433,11 @@ def replacement(  # noqa: PLR0917 - both notes' cues and profiles, their likenes
     if best is not None:
         return best
     title, contained = weighted_overlap(mine.title, theirs.title, idf)
-    if title >= RETAKEN_TITLE and contained >= RETAKEN_CONTAINED and similarity >= RETAKEN_FLOOR:
+    named = any(
+        theirs.id in cue.links or (number is not None and number in cue.numbers) for cue in found
+    )
+    floor = RETAKEN_NAMED_FLOOR if named else RETAKEN_FLOOR
+    if title >= RETAKEN_TITLE and contained >= RETAKEN_CONTAINED and similarity >= floor:
         return Replacement(theirs.id, "retaken", None, similarity)
     for cue in found:
         if cue.kind != SUPERSEDE or cue.links or cue.numbers or similarity < UNNAMED_FLOOR:
