@@ -2,12 +2,12 @@
 
 A token is a run of letters and digits, case- and accent-folded: what the recall
 index's `unicode61 remove_diacritics 2` tokenizer produces. A term is a token's stem
-under the original Porter algorithm (the `snowballstemmer` package), which is the
-index's `porter` tokenizer too, so a term here is a term in the index and an index
-can answer for its document frequency. Like FTS5, words of one or two letters are
-not stemmed. (`lore.recall.snippet.stem` is a lighter suffix-stripper made for
-highlighting, where a stem only has to be a prefix of the word; here two inflections
-must meet at one stem: `message`/`messages`, `query`/`queries`.)
+as the index's `porter` tokenizer makes it (`lore.curator.judgement.porter`), so a
+term here is a term in the index and an index can answer for its document frequency.
+Like FTS5, words of one or two letters are not stemmed. (`lore.recall.snippet.stem`
+is a lighter suffix-stripper made for highlighting, where a stem only has to be a
+prefix of the word; here two inflections must meet at one stem: `message`/`messages`,
+`query`/`queries`.)
 
 `STOP_WORDS` are English function words; `WEAK_WORDS` are verbs and nouns so common
 in engineering prose that they say little about what a note is about: their weight
@@ -24,7 +24,7 @@ import weakref
 from collections.abc import Callable, Mapping
 from functools import lru_cache
 
-import snowballstemmer
+from lore.curator.judgement.porter import porter_stem
 
 Idf = Callable[[str], float]
 
@@ -32,7 +32,6 @@ _TOKEN = re.compile(r"[^\W_]+")
 _CONTRACTION = re.compile(r"n['’]t\b")  # don't -> do not, isn't -> is not
 _IRREGULAR = re.compile(r"\b(?:(ca)|(wo))n['’]t\b")  # can't -> can not, won't -> will not
 _POSSESSIVE = re.compile(r"['’]s\b")
-_PORTER = snowballstemmer.stemmer("porter")
 
 STOP_WORDS = frozenset(
     """
@@ -89,10 +88,8 @@ def tokens(text: str) -> list[str]:
 
 @lru_cache(maxsize=65536)
 def stem(token: str) -> str:
-    """The Porter stem of a folded token (tokens under three letters stay as they are)."""
-    if len(token) < 3 or not token.isalpha():
-        return token
-    return str(_PORTER.stemWord(token))
+    """The index's Porter stem of a folded token (under three letters it stays as it is)."""
+    return porter_stem(token)
 
 
 _STOP_STEMS = frozenset(stem(word) for word in STOP_WORDS)
