@@ -45,6 +45,7 @@ from lore.errors import UsageError
 from lore.note.status import Links
 
 BATCH = 2000  # notes parsed and held at once
+CLAIMS_KEPT = 4 * BATCH  # notes whose claims are kept (the others' are read again if asked)
 PAIR_FAMILIES = frozenset({duplicate.NAME, contradiction.NAME, lifecycle.NAME})
 PAIRS_LABEL = "Checking notes: duplicate, contradiction, lifecycle"
 
@@ -88,13 +89,15 @@ def run_audit(
     entries, links, stubs = _first_pass(context, unread, single, results, progress)
     statuses = statuses_of(links, context.vault_ids, context.today)
     vars(context)["statuses_after"] = statuses
-    corpus = ParsedCorpus(entries, note_progress(context))
-    use_corpus(context, corpus)
     names = {family.NAME for family in families}
     if lifecycle.NAME in names:
         kept = replace(context, files=stubs)
         vars(kept)["statuses_after"] = statuses
         results.run(lifecycle.NAME, partial(lifecycle.check_notes, kept))
+        del kept
+    del links, stubs  # what only the first pass and the lifecycle rules needed
+    corpus = ParsedCorpus(entries, note_progress(context), CLAIMS_KEPT)
+    use_corpus(context, corpus)
     _pair_pass(context, corpus, names, results, progress)
     return results.findings()
 
@@ -115,6 +118,7 @@ def _first_pass(
     """Run the families that look at one file at a time, a batch at a time; keep what
     the others need of every note."""
     entries: list[tuple[tuple[str, str], Entry]] = []
+    shared: dict[frozenset[str], frozenset[str]] = {}
     links: dict[str, Links] = {}
     stubs: list[CheckedFile] = []
     total, done = len(unread.files), 0
@@ -135,6 +139,7 @@ def _first_pass(
                 stub = replace(view, text="", body="")
                 stubs.append(replace(checked, raw=b"", report=None, view=stub))
             entry = Entry(view, checked.display, True)
+            entry.share_subject(shared)
             entry.release(partial(_read_again, unread, checked.path, checked.mode))
             entries.append(((view.date or "", view.id), entry))
         done += len(batch)

@@ -3,7 +3,8 @@
 It builds the context for one of three modes (a commit range, paths or drafts, or
 the whole vault), reads the vault the change joins through the index
 (`lore.curator.context.vault_index`; only the notes under review are parsed), runs every rule
-family of the registry (a full audit a batch of notes at a time: `lore.curator.audit`), and returns the sorted findings with a preview of each note
+family of the registry (a full audit a batch of notes at a time: `lore.curator.audit`),
+and returns the sorted findings with a preview of each note
 as an agent will see it, and, when asked, the notes most like each one
 (`lore.curator.report.similar`). A family that fails unexpectedly becomes an error finding,
 so a broken rule blocks a pull request instead of waving it through; an error of the

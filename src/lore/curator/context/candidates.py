@@ -86,7 +86,14 @@ def note_progress(context: CuratorContext) -> NoteProgress:
 class ParsedCorpus:
     """The notes of one curator run, every one parsed and analysed once."""
 
-    def __init__(self, entries: list[Entry], progress: NoteProgress | None = None) -> None:
+    def __init__(
+        self,
+        entries: list[Entry],
+        progress: NoteProgress | None = None,
+        claims_kept: int | None = None,
+    ) -> None:
+        """`claims_kept`: keep the claims of at most that many notes, those read last (a
+        full audit: the others are read again when asked, from the note's file)."""
         self.entries = entries
         self.progress = progress or NoteProgress()
         # the vault's notes come first, then those under review (see the docstring)
@@ -109,7 +116,8 @@ class ParsedCorpus:
         # as arrays: a list holds an int object per note number (most of them past 256)
         self.postings = {term: array("q", found) for term, found in postings.items()}
         self.by_file = {path: array("q", found) for path, found in by_file.items()}
-        self._claims: dict[int, Claims] = {}
+        self._claims: dict[int, Claims] = {}  # by when last asked for, when `claims_kept`
+        self._claims_kept = claims_kept
         # Each note's best-scored notes, asked for by both rule families: kept as two
         # compact arrays (a list of tuples per note was a tenth of a full audit's memory).
         self._best: dict[tuple[int, int], array[int]] = {}  # each note's ranked candidates
@@ -121,6 +129,10 @@ class ParsedCorpus:
         found = self._claims.get(index)
         if found is None:
             found = self._claims[index] = _compact(claims(self.entries[index].view))
+            if self._claims_kept is not None and len(self._claims) > self._claims_kept:
+                del self._claims[next(iter(self._claims))]  # the one asked for least lately
+        elif self._claims_kept is not None:
+            self._claims[index] = self._claims.pop(index)
         return found
 
     def reviewed(self) -> list[int]:

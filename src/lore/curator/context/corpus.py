@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import Protocol
 
 from lore.curator.context.model import NoteView
@@ -110,6 +111,19 @@ class Entry:
     def hold(self, view: NoteView) -> None:
         """Keep the note's text again (a batch of a full audit is being judged)."""
         self._view = view
+
+    def share_subject(self, shared: dict[frozenset[str], frozenset[str]]) -> None:
+        """Hold the profile's tags, repositories, services and files as the one equal set
+        in `shared` (most notes of a vault share them; the rules only intersect, count or
+        sort them). A full audit keeps every note's profile: these were a tenth of it."""
+        found = self.profile
+        self._profile = replace(
+            found,
+            tags=shared.setdefault(found.tags, found.tags),
+            repos=shared.setdefault(found.repos, found.repos),
+            services=shared.setdefault(found.services, found.services),
+            files=shared.setdefault(found.files, found.files),
+        )
 
     def release(self, load: Callable[[], NoteView] | None = None) -> None:
         """Let the note's text go, its profile and digest read first; `view` then calls
