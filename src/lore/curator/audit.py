@@ -108,6 +108,29 @@ def _batches(unread: UnreadNotes, size: int) -> Iterator[list[CheckedFile]]:
         yield [checked for checked in batch if checked is not None]
 
 
+class _Kept:
+    """What the first pass keeps of every note, for the rules that need all of them."""
+
+    def __init__(self) -> None:
+        self.entries: list[tuple[tuple[str, str], Entry]] = []  # by (date, id), for sorting
+        self.shared: dict[frozenset[str], frozenset[str]] = {}
+        self.links: dict[str, Links] = {}
+        self.stubs: list[CheckedFile] = []
+
+    def add(self, unread: UnreadNotes, checked: CheckedFile) -> None:
+        view = checked.view
+        if view is None:
+            return
+        self.links[view.id] = view.links()
+        if view.expires or view.supersedes or view.depends_on:
+            stub = replace(view, text="", body="")
+            self.stubs.append(replace(checked, raw=b"", report=None, view=stub))
+        entry = Entry(view, checked.display, True)
+        entry.share_subject(self.shared)
+        entry.release(partial(_read_again, unread, checked.path, checked.mode))
+        self.entries.append(((view.date or "", view.id), entry))
+
+
 def _first_pass(
     context: CuratorContext,
     unread: UnreadNotes,
@@ -117,10 +140,7 @@ def _first_pass(
 ) -> tuple[list[Entry], dict[str, Links], list[CheckedFile]]:
     """Run the families that look at one file at a time, a batch at a time; keep what
     the others need of every note."""
-    entries: list[tuple[tuple[str, str], Entry]] = []
-    shared: dict[frozenset[str], frozenset[str]] = {}
-    links: dict[str, Links] = {}
-    stubs: list[CheckedFile] = []
+    kept = _Kept()
     total, done = len(unread.files), 0
     batches = _batches(unread, BATCH) if unread.files else iter([[]])
     for number, batch in enumerate(batches):
@@ -131,20 +151,12 @@ def _first_pass(
         for family in families:
             results.run(family.NAME, partial(family.check, part))
         for checked in batch:
-            view = checked.view
-            if view is None:
-                continue
-            links[view.id] = view.links()
-            if view.expires or view.supersedes or view.depends_on:
-                stub = replace(view, text="", body="")
-                stubs.append(replace(checked, raw=b"", report=None, view=stub))
-            entry = Entry(view, checked.display, True)
-            entry.share_subject(shared)
-            entry.release(partial(_read_again, unread, checked.path, checked.mode))
-            entries.append(((view.date or "", view.id), entry))
+            kept.add(unread, checked)
         done += len(batch)
+        del batch, files, part  # before the next batch is read
         if progress is not None:
             progress(done, total, "Checking notes")
+    entries, links, stubs = kept.entries, kept.links, kept.stubs
     entries.sort(key=lambda item: item[0])  # stable: the order the rules report them in
     return [entry for _, entry in entries], links, stubs
 

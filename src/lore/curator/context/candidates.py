@@ -105,17 +105,17 @@ class ParsedCorpus:
         for entry in entries:
             frequency.update(entry.profile.terms)
         self.idf = idf_from_counts(frequency, len(entries))
-        postings: dict[str, list[int]] = defaultdict(list)
-        by_file: dict[str, list[int]] = defaultdict(list)
+        # arrays, not lists: a list holds an int object per note number (most past 256)
+        postings: defaultdict[str, array[int]] = defaultdict(_numbers)
+        by_file: defaultdict[str, array[int]] = defaultdict(_numbers)
         for index, entry in enumerate(entries):
             for term in entry.profile.terms:
                 if frequency[term] <= MAX_POSTING:
                     postings[term].append(index)
             for path in entry.profile.files:
                 by_file[path].append(index)
-        # as arrays: a list holds an int object per note number (most of them past 256)
-        self.postings = {term: array("q", found) for term, found in postings.items()}
-        self.by_file = {path: array("q", found) for path, found in by_file.items()}
+        self.postings: dict[str, array[int]] = dict(postings)
+        self.by_file: dict[str, array[int]] = dict(by_file)
         self._claims: dict[int, Claims] = {}  # by when last asked for, when `claims_kept`
         self._claims_kept = claims_kept
         # Each note's best-scored notes, asked for by both rule families: kept as two
@@ -200,6 +200,12 @@ class ParsedCorpus:
 
 Corpus = NoteCorpus  # the name the semantic review types its corpus with
 _NONE: array[int] = array("q")
+
+
+def _numbers() -> array[int]:
+    return array("q")
+
+
 _EMPTY: frozenset[str] = frozenset()
 
 
