@@ -45,7 +45,7 @@ from lore.errors import UsageError
 from lore.note.status import Links
 
 BATCH = 2000  # notes parsed and held at once
-CLAIMS_KEPT = BATCH  # notes whose claims are kept (the others' are read again if asked)
+CLAIMS_KEPT = 4 * BATCH  # notes whose claims are kept (the others' are read again if asked)
 PAIR_FAMILIES = frozenset({duplicate.NAME, contradiction.NAME, lifecycle.NAME})
 PAIRS_LABEL = "Checking notes: duplicate, contradiction, lifecycle"
 
