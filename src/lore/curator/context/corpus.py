@@ -103,11 +103,6 @@ class Entry:
             self._digest = body_digest(self.view.body)
         return self._digest
 
-    @property
-    def held(self) -> bool:
-        """Whether the note's text is in memory."""
-        return self._view is not None
-
     def hold(self, view: NoteView) -> None:
         """Keep the note's text again (a batch of a full audit is being judged)."""
         self._view = view
