@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -240,14 +241,24 @@ def test_a_finding_reads_as_two_sentences_on_one_line() -> None:
 
 
 def test_an_audit_keeps_no_shared_terms_for_pairs_it_reports_nothing_about(
-    curator_vault: Vault,
+    curator_vault: Vault, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A full audit keeps every pair's verdict for the rules after the first; the terms
-        both notes use are read only for a finding's message, so a pair without one drops
-        them (at 100,000 notes they were hundreds of MiB). The findings of a 10,000-note audit
-    were the same before and after (docs/performance.md)."""
-    from lore.curator.rules.pairs import pairs_of
+    """A pair's verdict is kept until every pair rule has judged the note (a full audit
+    then drops it: `Pairs.forget`); the terms both notes use are read only for a
+    finding's message, so a pair without one drops them at once (at 100,000 notes they
+    were hundreds of MiB). The findings of a 10,000-note audit were the same before and
+    after (docs/performance.md)."""
+    from lore.curator.rules.pairs import Pairs, pairs_of
     from lore.curator.run import build_context, run_rules
+
+    kept: dict[tuple[int, int], Any] = {}
+    forget = Pairs.forget
+
+    def remember_then_forget(self: Pairs, index: int) -> None:
+        kept.update({(index, o): v for o, v in self._verdicts.get(index, {}).items()})
+        forget(self, index)
+
+    monkeypatch.setattr(Pairs, "forget", remember_then_forget)
 
     body = "## What\nThe nightly export writes one parquet file per tenant to the bucket.\n"
     for day, words in (("01", ""), ("02", " It runs at two."), ("03", " Kafka lag is unrelated.")):
@@ -257,7 +268,7 @@ def test_an_audit_keeps_no_shared_terms_for_pairs_it_reports_nothing_about(
         )
     context = build_context(curator_vault.root, all_notes=True, today=TODAY)
     findings = run_rules(context)
-    kept = pairs_of(context)._verdicts
+    assert pairs_of(context)._verdicts == {}  # each note's dropped once it was judged
     reported = [v for v in kept.values() if v.kind]
     quiet = [v for v in kept.values() if not v.kind]
     assert reported and quiet  # both kinds are judged in this vault

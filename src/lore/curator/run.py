@@ -3,7 +3,8 @@
 It builds the context for one of three modes (a commit range, paths or drafts, or
 the whole vault), reads the vault the change joins through the index
 (`lore.curator.context.vault_index`; only the notes under review are parsed), runs every rule
-family of the registry, and returns the sorted findings with a preview of each note
+family of the registry (a full audit a batch of notes at a time: `lore.curator.audit`),
+and returns the sorted findings with a preview of each note
 as an agent will see it, and, when asked, the notes most like each one
 (`lore.curator.report.similar`). A family that fails unexpectedly becomes an error finding,
 so a broken rule blocks a pull request instead of waving it through; an error of the
@@ -20,14 +21,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lore import clock
+from lore.curator.audit import run_audit
 from lore.curator.context import sources
 from lore.curator.context.candidates import note_progress
 from lore.curator.context.model import CheckedFile, CuratorContext
 from lore.curator.context.vault_index import with_vault
-from lore.curator.finding import ERROR, Finding, count
+from lore.curator.finding import Finding, count
 from lore.curator.report.similar import SimilarNote, similar_notes
 from lore.curator.review.outcome import ModelReview
-from lore.curator.rules.registry import FAMILIES
+from lore.curator.rules.registry import FAMILIES, stopped
 from lore.curator.rules.secret_scan import redact, scan_secrets
 from lore.errors import ExitCode, UsageError
 from lore.sanitize import sanitize_text
@@ -114,7 +116,10 @@ def build_context(
 
 def run_rules(context: CuratorContext, progress: Progress | None = None) -> list[Finding]:
     """Every rule family's findings; `progress(done, total, label)` hears of each family
-    and, in a full audit, of each note the duplicate and contradiction rules judge."""
+    or, in a full audit (`lore.curator.audit`, a batch of notes at a time), of the notes
+    checked and then of each note the pair rules judge."""
+    if context.unread is not None:
+        return run_audit(context, FAMILIES, progress)
     findings: list[Finding] = []
     notes = note_progress(context)
     for number, family in enumerate(FAMILIES):
@@ -127,17 +132,7 @@ def run_rules(context: CuratorContext, progress: Progress | None = None) -> list
         except Exception as exc:
             if isinstance(exc, sqlite3.Error) and context.index is not None:
                 raise  # the index's trouble: `read_index` heals it and the review runs again
-            findings.append(
-                Finding(
-                    f"{family.NAME}/internal-error",
-                    ERROR,
-                    "",
-                    None,
-                    f"the {family.NAME} rules stopped with {type(exc).__name__}; this is a bug in "
-                    "lore, so the change is not approved",
-                    "Report it with the files that caused it.",
-                )
-            )
+            findings.append(stopped(family.NAME, exc))
     notes.report = None
     return findings
 
@@ -242,9 +237,13 @@ def curate(
             shown = preview(checked, context.redactions)
             if shown is not None:
                 previews[checked.display] = shown
+    unread = context.unread
+    listed = [file.display for file in context.files]
+    if unread is not None:  # a full audit: every file it listed, notes read in batches
+        listed = [display for display in unread.order if display not in unread.unreadable]
     return CurateResult(
         findings=cleaned,
-        checked=[checked.display for checked in context.files],
+        checked=listed,
         previews=previews,
         mode=context.mode,
         similar=alike,

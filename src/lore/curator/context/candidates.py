@@ -14,6 +14,10 @@ use it (BM25's IDF), and its `candidates` picks, for one note, the few notes wor
 judging: those sharing its rarest terms (terms used by at most `MAX_POSTING` notes;
 boilerplate shared by more cannot make two notes alike) or one of its files, ranked by
 the weight they share, with a little extra for shared tags and repositories.
+
+A full audit builds its `ParsedCorpus` itself (`lore.curator.audit`, `use_corpus`) from
+entries whose text it let go (`Entry.release`): each note's text is read again for the
+batch being judged, and `forget` drops what was kept for a note once it is judged.
 """
 
 from __future__ import annotations
@@ -32,7 +36,6 @@ from lore.curator.context.corpus import (
     MAX_CANDIDATES,
     Entry,
     NoteCorpus,
-    body_digest,
     related,
     title_key,
     words_of,
@@ -83,30 +86,42 @@ def note_progress(context: CuratorContext) -> NoteProgress:
 class ParsedCorpus:
     """The notes of one curator run, every one parsed and analysed once."""
 
-    def __init__(self, entries: list[Entry], progress: NoteProgress | None = None) -> None:
+    def __init__(
+        self,
+        entries: list[Entry],
+        progress: NoteProgress | None = None,
+        claims_kept: int | None = None,
+    ) -> None:
+        """`claims_kept`: keep the claims of at most that many notes, those read last (a
+        full audit: the others are read again when asked, from the note's file)."""
         self.entries = entries
         self.progress = progress or NoteProgress()
         # the vault's notes come first, then those under review (see the docstring)
         self.first_reviewed = next(
             (index for index, entry in enumerate(entries) if entry.reviewed), len(entries)
         )
-        self.position = {entry.view.id: index for index, entry in enumerate(entries)}
+        self.position = {entry.id: index for index, entry in enumerate(entries)}
         frequency: Counter[str] = Counter()
         for entry in entries:
             frequency.update(entry.profile.terms)
         self.idf = idf_from_counts(frequency, len(entries))
-        self.postings: dict[str, list[int]] = defaultdict(list)
-        self.by_file: dict[str, list[int]] = defaultdict(list)
+        # arrays, not lists: a list holds an int object per note number (most past 256)
+        postings: defaultdict[str, array[int]] = defaultdict(_numbers)
+        by_file: defaultdict[str, array[int]] = defaultdict(_numbers)
         for index, entry in enumerate(entries):
             for term in entry.profile.terms:
                 if frequency[term] <= MAX_POSTING:
-                    self.postings[term].append(index)
+                    postings[term].append(index)
             for path in entry.profile.files:
-                self.by_file[path].append(index)
-        self._claims: dict[int, Claims] = {}
+                by_file[path].append(index)
+        self.postings: dict[str, array[int]] = dict(postings)
+        self.by_file: dict[str, array[int]] = dict(by_file)
+        self._claims: dict[int, Claims] = {}  # by when last asked for, when `claims_kept`
+        self._claims_kept = claims_kept
         # Each note's best-scored notes, asked for by both rule families: kept as two
         # compact arrays (a list of tuples per note was a tenth of a full audit's memory).
         self._best: dict[tuple[int, int], array[int]] = {}  # each note's ranked candidates
+        self._limits: set[int] = set()  # the `limit`s `_best` was asked with
         self._copies: dict[bytes, list[int]] | None = None
         self._titles: dict[str, int] | None = None
 
@@ -114,6 +129,10 @@ class ParsedCorpus:
         found = self._claims.get(index)
         if found is None:
             found = self._claims[index] = _compact(claims(self.entries[index].view))
+            if self._claims_kept is not None and len(self._claims) > self._claims_kept:
+                del self._claims[next(iter(self._claims))]  # the one asked for least lately
+        elif self._claims_kept is not None:
+            self._claims[index] = self._claims.pop(index)
         return found
 
     def reviewed(self) -> list[int]:
@@ -127,22 +146,29 @@ class ParsedCorpus:
             report(index - self.first_reviewed + 1, len(self.entries) - self.first_reviewed)
         return _candidates(self, index, eligible, limit)
 
+    def forget(self, index: int) -> None:
+        """Drop what was kept to answer note `index`'s rules (a full audit judges each note
+        once, in one pass of every pair rule: nothing asks again)."""
+        for limit in self._limits:
+            self._best.pop((index, limit), None)
+
     def exact_copy(self, index: int) -> int | None:
         if self._copies is None:
             self._copies = {}
             for number, entry in enumerate(self.entries):
-                if entry.view.body.strip():
-                    self._copies.setdefault(body_digest(entry.view.body), []).append(number)
-        view = self.entries[index].view
-        earlier = [o for o in self._copies.get(body_digest(view.body), []) if o < index]
+                if entry.digest is not None:
+                    self._copies.setdefault(entry.digest, []).append(number)
+        mine = self.entries[index]
+        digest = mine.digest
+        earlier = [o for o in self._copies.get(digest, []) if o < index] if digest else []
         if not earlier:
             return None
-        words = words_of(view.body)
+        words = words_of(mine.view.body)
         return next(
             (
                 other
                 for other in earlier
-                if not related(view, self.entries[other].view)
+                if not related(mine, self.entries[other])
                 and words_of(self.entries[other].view.body) == words  # never a collision
             ),
             None,
@@ -152,27 +178,34 @@ class ParsedCorpus:
         if self._titles is None:
             self._titles = {}
             for number, entry in enumerate(self.entries):
-                key = title_key(entry.view.title)
+                key = title_key(entry.title)
                 if key:
                     self._titles.setdefault(key, number)
-        view = self.entries[index].view
-        key = title_key(view.title)
+        mine = self.entries[index]
+        key = title_key(mine.title)
         first = self._titles.get(key) if key else None
         if first is None or first >= index:
             return None
-        other = self.entries[first].view.id
-        return None if other in view.supersedes else other
+        other = self.entries[first].id
+        return None if other in mine.supersedes else other
 
     def find(self, index: int, ids: Iterable[str], numbers: Iterable[int]) -> list[int]:
-        view = self.entries[index].view
+        mine = self.entries[index]
         wanted = set(numbers)
         found = [self.position[nid] for nid in ids if nid in self.position]
         if wanted:
-            found += [i for i, e in enumerate(self.entries) if number_of(e.view.id) in wanted]
-        return sorted({i for i in found if i < index and not related(view, self.entries[i].view)})
+            found += [i for i, e in enumerate(self.entries) if number_of(e.id) in wanted]
+        return sorted({i for i in found if i < index and not related(mine, self.entries[i])})
 
 
 Corpus = NoteCorpus  # the name the semantic review types its corpus with
+_NONE: array[int] = array("q")
+
+
+def _numbers() -> array[int]:
+    return array("q")
+
+
 _EMPTY: frozenset[str] = frozenset()
 
 
@@ -208,6 +241,12 @@ def corpus_of(context: CuratorContext) -> NoteCorpus:
     return found
 
 
+def use_corpus(context: CuratorContext, corpus: ParsedCorpus) -> None:
+    """Make `corpus` the one the context's rules read (a full audit builds its own, from
+    the notes it read in batches: `lore.curator.audit`)."""
+    vars(context)[_MEMO] = corpus
+
+
 def _build(context: CuratorContext) -> ParsedCorpus:
     entries = [
         Entry(view, "", reviewed=False)
@@ -241,10 +280,11 @@ def _candidates(
     # eligibility, which differs between rules), then keep the first `limit` eligible.
     ranked = corpus._best.get((index, limit))
     if ranked is None:
+        corpus._limits.add(limit)
         scored = []
         for other, score in _best_scored(corpus, index, limit):
             theirs = corpus.entries[other]
-            if related(entry.view, theirs.view):
+            if related(entry, theirs):
                 continue
             shared_tags = len(mine.tags & theirs.profile.tags)
             bonus = TAG_WEIGHT * (shared_tags + bool(mine.repos & theirs.profile.repos))
@@ -270,7 +310,7 @@ def _best_scored(corpus: ParsedCorpus, index: int, limit: int) -> list[tuple[int
         for other in postings[: bisect_left(postings, index)]:
             scores[other] += share
     for path in mine.files:
-        postings = corpus.by_file[path]
+        postings = corpus.by_file.get(path, _NONE)
         for other in postings[: bisect_left(postings, index)]:
             scores[other] += FILE_WEIGHT
     # Rank by shared weight first; only the best few are checked and re-ranked with tags.

@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import replace
 from typing import Protocol
 
 from lore.curator.context.model import NoteView
@@ -51,20 +50,96 @@ def title_key(title: str | None) -> str:
     return " ".join(_WORDS.findall((title or "").lower()))
 
 
-@dataclass(frozen=True)
 class Entry:
-    """One note of the corpus; its `Profile` is read when a rule first asks for it."""
+    """One note of the corpus; its `Profile` is read when a rule first asks for it.
 
-    view: NoteView
-    display: str  # the path findings name ("" for a note that is not under review)
-    reviewed: bool  # under review in this run
+    What the pair rules ask of every note (`id`, `title`, `supersedes`, `has_body`,
+    `digest`, the profile) is kept; the note itself (`view`) may be let go (`release`),
+    as a full audit does once a batch of notes is done, and is then read again when asked.
+    """
 
-    @cached_property
+    __slots__ = (
+        "_digest",
+        "_load",
+        "_profile",
+        "_view",
+        "display",
+        "has_body",
+        "id",
+        "reviewed",
+        "supersedes",
+        "title",
+    )
+
+    def __init__(self, view: NoteView, display: str, reviewed: bool) -> None:
+        self._view: NoteView | None = view
+        self._load: Callable[[], NoteView] | None = None
+        self._profile: Profile | None = None
+        self._digest: bytes | None = None
+        self.display = display  # the path findings name ("" for a note not under review)
+        self.reviewed = reviewed  # under review in this run
+        self.id = view.id
+        self.title = view.title
+        self.supersedes = view.supersedes
+        self.has_body = bool(view.body.strip())
+
+    @property
+    def view(self) -> NoteView:
+        if self._view is not None:
+            return self._view
+        assert self._load is not None
+        return self._load()
+
+    @property
     def profile(self) -> Profile:
-        return profile(self.view)
+        if self._profile is None:
+            self._profile = profile(self.view)
+        return self._profile
+
+    @property
+    def digest(self) -> bytes | None:
+        """`body_digest` of the body; None when the body is blank."""
+        if self._digest is None and self.has_body:
+            self._digest = body_digest(self.view.body)
+        return self._digest
+
+    def hold(self, view: NoteView) -> None:
+        """Keep the note's text again (a batch of a full audit is being judged)."""
+        self._view = view
+
+    def share_subject(self, shared: dict[frozenset[str], frozenset[str]]) -> None:
+        """Hold the profile's tags, repositories, services and files as the one equal set
+        in `shared` (most notes of a vault share them; the rules only intersect, count or
+        sort them). A full audit keeps every note's profile: these were a tenth of it."""
+        found = self.profile
+        self._profile = replace(
+            found,
+            tags=shared.setdefault(found.tags, found.tags),
+            repos=shared.setdefault(found.repos, found.repos),
+            services=shared.setdefault(found.services, found.services),
+            files=shared.setdefault(found.files, found.files),
+        )
+
+    def release(self, load: Callable[[], NoteView] | None = None) -> None:
+        """Let the note's text go, its profile and digest read first; `view` then calls
+        `load` (or the loader it was released with before) to read it again."""
+        _ = self.profile, self.digest
+        if load is not None:
+            self._load = load
+        assert self._load is not None
+        self._view = None
 
 
-def related(one: NoteView, other: NoteView) -> bool:
+class Linked(Protocol):
+    """A note's id and what it supersedes (a `NoteView` or an `Entry`)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def supersedes(self) -> tuple[str, ...]: ...
+
+
+def related(one: Linked, other: Linked) -> bool:
     """The same note, or one supersedes the other: never judged as a pair."""
     return one.id == other.id or other.id in one.supersedes or one.id in other.supersedes
 
@@ -96,6 +171,10 @@ class NoteCorpus(Protocol):
     def same_title(self, index: int) -> str | None:
         """The id of the first note before `index` with the same title, unless `index`
         supersedes it; None when there is none."""
+        ...
+
+    def forget(self, index: int) -> None:
+        """Drop what was kept only to answer note `index`'s rules."""
         ...
 
     def find(self, index: int, ids: Iterable[str], numbers: Iterable[int]) -> list[int]:

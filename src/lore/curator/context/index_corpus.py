@@ -229,6 +229,9 @@ class IndexCorpus:
         other = self.entries[first].view.id
         return None if other in view.supersedes else other
 
+    def forget(self, index: int) -> None:
+        self._hits.pop(index, None)
+
     def find(self, index: int, ids: Iterable[str], numbers: Iterable[int]) -> list[int]:
         view = self.entries[index].view
         wanted = set(numbers)

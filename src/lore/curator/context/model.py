@@ -204,6 +204,44 @@ class CheckedFile:
         return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+@dataclass
+class UnreadNotes:
+    """The note files of a full audit, listed but not yet read: the audit reads them a
+    batch at a time (`lore.curator.audit`), so a large vault is never all in memory.
+
+    `files`: (vault path, mode) of each note file, in the order they are listed.
+    `order`: the display path of every file the audit checks, notes or not, in the order
+    `CurateResult.checked` lists them. `unreadable`: the notes that could not be read.
+    """
+
+    root: Path
+    files: list[tuple[str, str]]
+    order: list[str]
+    unreadable: set[str] = field(default_factory=set)
+
+    def read(self, path: str, mode: str = "100644") -> CheckedFile | None:
+        """The note file at `path`, read and parsed; None when it cannot be read."""
+        try:
+            with open(self.root / path, "rb") as handle:  # noqa: PTH123 - one open, no stat
+                raw = handle.read()
+        except OSError:
+            self.unreadable.add(path)
+            return None
+        return CheckedFile.note(path, path, raw, mode)
+
+
+def statuses_of(links: Mapping[str, Links], vault_ids: set[str], today: str) -> dict[str, Status]:
+    """The status of every note once the change is in, from the links of the notes under
+    review and of those already in the vault (`links`, by id): every note they name that
+    is in the vault counts, with no links of its own when it has none here."""
+    every = dict(links)
+    named = {t for link in every.values() for t in (*link.supersedes, *link.depends_on)}
+    for nid in named - set(every):
+        if nid in vault_ids:
+            every[nid] = Links(nid)
+    return compute_status(every.values(), today)
+
+
 class VaultNotes(Mapping[str, Note]):
     """The notes already in the vault, by id, and the links that decide which are active."""
 
@@ -311,6 +349,7 @@ class CuratorContext:
     redactions: set[str] = field(default_factory=set)
     base: VaultBase | None = None  # where `existing` comes from, until it is read
     index: IndexView | None = None  # set when `existing` is read through the index
+    unread: UnreadNotes | None = None  # a full audit's notes, read in batches when it runs
 
     @property
     def audit(self) -> bool:
@@ -346,8 +385,4 @@ class CuratorContext:
         for checked in self.notes:
             assert checked.view is not None
             links[checked.view.id] = checked.view.links()
-        named = {t for link in links.values() for t in (*link.supersedes, *link.depends_on)}
-        for nid in named - set(links):
-            if nid in self.vault_ids:
-                links[nid] = Links(nid)
-        return compute_status(links.values(), self.today)
+        return statuses_of(links, self.vault_ids, self.today)

@@ -37,6 +37,7 @@ from lore.curator.context.model import (
     CuratorContext,
     HistoryBlob,
     ParsedNotes,
+    UnreadNotes,
     VaultBase,
     is_archive_path,
     is_note_path,
@@ -253,10 +254,16 @@ def _working_archive_ids(root: Path) -> set[str]:
 
 
 def context_for_all(root: Path, *, today: str) -> CuratorContext:
-    """Every file under notes/ of the working tree, each checked against the others."""
+    """Every file under notes/ of the working tree, each checked against the others.
+
+    The note files are listed, not read (`context.unread`): the audit reads them in
+    batches. The other files (links, files that are not markdown, the policy prose) are
+    read here, into `context.files`."""
     settings = load_curator_settings(_decode(_read_tree_file(root, SETTINGS_FILE)))
     taxonomy_text = _decode(_read_tree_file(root, TAXONOMY_FILE))
     checked: list[CheckedFile] = []
+    unread = UnreadNotes(root, [], [])
+    note_paths: list[str] = []
     folder = root / NOTES_DIR
     if folder.is_symlink():  # never read outside the vault: report the link itself
         checked.append(CheckedFile(NOTES_DIR, NOTES_DIR, b"", SYMLINK_MODE))
@@ -270,17 +277,31 @@ def context_for_all(root: Path, *, today: str) -> CuratorContext:
                 if relative == f"{NOTES_DIR}/.gitkeep":
                     continue
                 mode = SYMLINK_MODE if file.is_symlink() else "100644"
+                if mode != SYMLINK_MODE and _is_note_file(relative):
+                    unread.files.append((relative, mode))
+                    unread.order.append(relative)
+                    if is_note_path(relative):
+                        note_paths.append(relative)
+                    continue
                 try:
                     raw = b"" if mode == SYMLINK_MODE else file.read_bytes()
                 except OSError:
                     continue
                 checked.append(_make_file(relative, relative, raw, mode))
+                unread.order.append(relative)
+                if is_note_path(relative):
+                    note_paths.append(relative)
             for name in folders:
                 if (base / name).is_symlink():
                     relative = (base / name).relative_to(root).as_posix()
                     checked.append(CheckedFile(relative, relative, b"", SYMLINK_MODE))
-    note_paths = sorted(f.path for f in checked if is_note_path(f.path))
-    checked += _working_policy_texts(root)
+                    unread.order.append(relative)
+                    if is_note_path(relative):
+                        note_paths.append(relative)
+    note_paths.sort()
+    policy = _working_policy_texts(root)
+    checked += policy
+    unread.order += [f.display for f in policy]
     return CuratorContext(
         root=root,
         settings=settings,
@@ -293,7 +314,13 @@ def context_for_all(root: Path, *, today: str) -> CuratorContext:
         mode="all",
         taxonomy_changed=True,
         settings_problems=list(settings.problems),
+        unread=unread,
     )
+
+
+def _is_note_file(path: str) -> bool:
+    """A file `_make_file` makes a note of (not a link, not the policy prose)."""
+    return path not in POLICY_TEXTS and path.startswith(NOTES_DIR + "/") and path.endswith(".md")
 
 
 def _working_policy_texts(root: Path) -> list[CheckedFile]:

@@ -61,13 +61,14 @@ def check(context: CuratorContext) -> list[Finding]:
     pairs = pairs_of(context)
     findings: list[Finding] = []
     for index in reviewed:
-        findings += _check_note(corpus, pairs, index, active)
+        findings += check_note(corpus, pairs, index, active)
     return findings
 
 
-def _check_note(
+def check_note(
     corpus: NoteCorpus, pairs: Pairs, index: int, eligible: Callable[[int], bool]
 ) -> list[Finding]:
+    """The contradictions of note `index`; `eligible` is `active_before(context)`."""
     entry = corpus.entries[index]
     findings: list[Finding] = []
     for other in pairs.candidates(index, eligible):

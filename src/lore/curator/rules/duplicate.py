@@ -20,6 +20,8 @@ newer note. Which notes are judged is `lore.curator.context.candidates`' decisio
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from lore.curator.context.candidates import corpus_of
 from lore.curator.context.corpus import NoteCorpus, title_key, words_of
 from lore.curator.context.model import CuratorContext
@@ -38,22 +40,25 @@ RULES = {
 
 MAX_NEAR_PER_NOTE = 3
 
-__all__ = ["NAME", "RULES", "check", "title_key", "words_of"]
+__all__ = ["NAME", "RULES", "check", "check_note", "same_title", "title_key", "words_of"]
 
 
 def check(context: CuratorContext) -> list[Finding]:
     corpus = corpus_of(context)
-    reviewed = [i for i in corpus.reviewed() if corpus.entries[i].view.body.strip()]
+    reviewed = [i for i in corpus.reviewed() if corpus.entries[i].has_body]
     if not reviewed:
         return []
     findings: list[Finding] = []
     for index in reviewed:
-        findings += _check_note(context, corpus, index)
-    findings += _same_titles(context, corpus)
+        findings += check_note(context, corpus, index)
+    active = active_before(context)
+    for index in corpus.reviewed():
+        findings += same_title(context, corpus, index, active)
     return findings
 
 
-def _check_note(context: CuratorContext, corpus: NoteCorpus, index: int) -> list[Finding]:
+def check_note(context: CuratorContext, corpus: NoteCorpus, index: int) -> list[Finding]:
+    """`duplicate/exact` and `duplicate/near` for note `index` (one with a body)."""
     entry = corpus.entries[index]
     findings: list[Finding] = []
     copy = corpus.exact_copy(index)
@@ -72,7 +77,7 @@ def _check_note(context: CuratorContext, corpus: NoteCorpus, index: int) -> list
     pairs = pairs_of(context)
     near = 0
     for other in pairs.candidates(index, lambda candidate: True):
-        if other == copy or not corpus.entries[other].view.body.strip():
+        if other == copy or not corpus.entries[other].has_body:
             continue
         verdict = pairs.verdict(index, other)
         if verdict.kind != DUPLICATE:
@@ -99,23 +104,22 @@ def _check_note(context: CuratorContext, corpus: NoteCorpus, index: int) -> list
     return findings
 
 
-def _same_titles(context: CuratorContext, corpus: NoteCorpus) -> list[Finding]:
-    findings: list[Finding] = []
-    pairs = pairs_of(context)
-    active = active_before(context)
-    for index in corpus.reviewed():
-        entry = corpus.entries[index]
-        other = corpus.same_title(index)
-        replaced = {corpus.entries[i].view.id for i, _ in pairs.replacements(index, active)}
-        if other is not None and other not in replaced:  # a replacement says it better
-            findings.append(
-                Finding(
-                    "duplicate/same-title",
-                    WARNING,
-                    entry.display,
-                    entry.view.line_of_key("title"),
-                    f"{other} has the same title",
-                    "Make the title state what is different, or supersede the older note.",
-                )
-            )
-    return findings
+def same_title(
+    context: CuratorContext, corpus: NoteCorpus, index: int, active: Callable[[int], bool]
+) -> list[Finding]:
+    """`duplicate/same-title` for note `index`; `active` is `active_before(context)`."""
+    entry = corpus.entries[index]
+    other = corpus.same_title(index)
+    replaced = {corpus.entries[i].id for i, _ in pairs_of(context).replacements(index, active)}
+    if other is None or other in replaced:  # a replacement says it better
+        return []
+    return [
+        Finding(
+            "duplicate/same-title",
+            WARNING,
+            entry.display,
+            entry.view.line_of_key("title"),
+            f"{other} has the same title",
+            "Make the title state what is different, or supersede the older note.",
+        )
+    ]

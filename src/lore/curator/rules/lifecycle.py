@@ -37,6 +37,11 @@ _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
 def check(context: CuratorContext) -> list[Finding]:
+    return check_notes(context) + supersession.check(context)
+
+
+def check_notes(context: CuratorContext) -> list[Finding]:
+    """Every rule of the family but `lifecycle/may-supersede`, which judges pairs."""
     findings: list[Finding] = []
     supersedes = _Supersedes(context)
     superseders = _active_superseders(context) if context.audit else {}
@@ -45,7 +50,7 @@ def check(context: CuratorContext) -> list[Finding]:
         findings += _check_note(
             checked.view, checked.display, context, supersedes=supersedes, superseders=superseders
         )
-    return findings + supersession.check(context)
+    return findings
 
 
 class _Supersedes:

@@ -6,7 +6,9 @@ candidates (`lore.curator.context.candidates`; `Pairs.candidates` re-ranks a lar
 pool of them by whole-note likeness). `pairs_of(context)` keeps one `Pairs`
 per run, so each note's replacement cues are read once and each pair is judged once
 (`lore.curator.judgement.verdict.judge`); each rule reports only the pairs whose
-`Verdict.kind` is its own, so a pair gets one warning, not three.
+`Verdict.kind` is its own, so a pair gets one warning, not three. A full audit runs the
+three rules on each note in one pass (`lore.curator.audit`) and then drops that note's
+verdicts (`Pairs.forget`), so it never holds every pair's.
 
 A replacement is looked for among the note's candidates and, when a cue links a note or
 names its number, that note too (`NoteCorpus.find`), whatever its words.
@@ -42,7 +44,7 @@ class Pairs:
         self.corpus: NoteCorpus = corpus_of(context)
         self.threshold = context.settings.near_duplicate_threshold
         self._cues: dict[int, tuple[Cue, ...]] = {}
-        self._verdicts: dict[tuple[int, int], Verdict] = {}
+        self._verdicts: dict[int, dict[int, Verdict]] = {}  # note -> other -> verdict
         self._replaced: dict[int, list[tuple[int, Replacement]]] = {}
         # Each note's last pool and its re-ranking: the rules ask with their own
         # eligibility, which most often leaves the pool as it was.
@@ -56,8 +58,8 @@ class Pairs:
 
     def verdict(self, index: int, other: int) -> Verdict:
         """The verdict on note `index` (under review) against note `other`."""
-        key = (index, other)
-        found = self._verdicts.get(key)
+        known = self._verdicts.setdefault(index, {})
+        found = known.get(other)
         if found is None:
             corpus = self.corpus
             found = judge(
@@ -70,8 +72,17 @@ class Pairs:
                 self.cues(index),
                 self.cues(other),
             )
-            self._verdicts[key] = found = settled(found) if not found.kind else found
+            known[other] = found = settled(found) if not found.kind else found
         return found
+
+    def forget(self, index: int) -> None:
+        """Drop what was kept for note `index`'s rules: its verdicts, pool and replacements
+        (a full audit runs every pair rule on a note in one pass, so none asks again; its
+        cues and claims stay, for the notes after it that are judged against it)."""
+        self._verdicts.pop(index, None)
+        self._ranked.pop(index, None)
+        self._replaced.pop(index, None)
+        self.corpus.forget(index)
 
     def candidates(self, index: int, eligible: Callable[[int], bool]) -> list[int]:
         """The `MAX_CANDIDATES` notes to judge note `index` against: the corpus's best
@@ -152,6 +163,6 @@ def active_before(context: CuratorContext) -> Callable[[int], bool]:
         entry = corpus.entries[other]
         if entry.reviewed and not context.audit:
             return True
-        return entry.view.id not in inactive
+        return entry.id not in inactive
 
     return active

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Protocol
 
 from lore.curator.context.model import CuratorContext
-from lore.curator.finding import Finding
+from lore.curator.finding import ERROR, Finding
 from lore.curator.review import semantic
 from lore.curator.rules import (
     contradiction,
@@ -57,3 +57,17 @@ def all_rules() -> dict[str, str]:
         rules.update(family.RULES)
     rules.update(semantic.RULES)  # the optional model review (not a family: it runs last)
     return rules
+
+
+def stopped(name: str, exc: Exception) -> Finding:
+    """The error a family that failed unexpectedly leaves instead of its findings, so a
+    broken rule blocks a pull request instead of waving it through."""
+    return Finding(
+        f"{name}/internal-error",
+        ERROR,
+        "",
+        None,
+        f"the {name} rules stopped with {type(exc).__name__}; this is a bug in lore, so the "
+        "change is not approved",
+        "Report it with the files that caused it.",
+    )

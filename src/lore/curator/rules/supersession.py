@@ -18,12 +18,14 @@ times' worth (`lore.curator.rules.pairs`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from lore.curator.context.candidates import corpus_of
-from lore.curator.context.corpus import Entry
+from lore.curator.context.corpus import Entry, NoteCorpus
 from lore.curator.context.model import CuratorContext
 from lore.curator.finding import WARNING, Finding
 from lore.curator.judgement.replacement import Replacement
-from lore.curator.rules.pairs import active_before, pairs_of
+from lore.curator.rules.pairs import Pairs, active_before, pairs_of
 from lore.curator.rules.quoting import summary_line
 from lore.curator.rules.text import quote
 
@@ -43,11 +45,19 @@ def check(context: CuratorContext) -> list[Finding]:
     active = active_before(context)
     findings: list[Finding] = []
     for index in reviewed:
-        entry = corpus.entries[index]
-        for other, replaced in pairs.replacements(index, active):
-            theirs = corpus.entries[other]
-            findings.append(_finding(entry, theirs, replaced))
+        findings += check_note(corpus, pairs, index, active)
     return findings
+
+
+def check_note(
+    corpus: NoteCorpus, pairs: Pairs, index: int, active: Callable[[int], bool]
+) -> list[Finding]:
+    """The notes note `index` may replace; `active` is `active_before(context)`."""
+    entry = corpus.entries[index]
+    return [
+        _finding(entry, corpus.entries[other], replaced)
+        for other, replaced in pairs.replacements(index, active)
+    ]
 
 
 def suggested_line(entry: Entry, other_id: str) -> str:
