@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import pytest
 from hypothesis import given, settings
@@ -19,23 +18,8 @@ from lore.curator.judgement.similarity import likeness, subject
 from lore.curator.judgement.terms import content_terms, idf_from_counts, stem, tokens
 from lore.curator.run import build_context
 from tests.curator.conftest import TODAY
+from tests.curator.judged import Note, flat
 from tests.support import Vault, note_text
-
-
-@dataclass(frozen=True)
-class Note:
-    id: str
-    title: str | None
-    body: str
-    tags: tuple[str, ...] = ()
-    repo: tuple[str, ...] = ()
-    services: tuple[str, ...] = ()
-    files_touched: tuple[str, ...] = ()
-
-
-def flat(term: str) -> float:
-    return 2.0
-
 
 # ---- terms: the recall index's own tokens and stems ----
 

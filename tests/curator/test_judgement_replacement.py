@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 
 from lore.curator.judgement.claims import claims, conflicts
@@ -31,23 +30,8 @@ from lore.curator.judgement.verdict import CONTRADICTION_FLOOR, REPLACEMENT, jud
 from lore.curator.report.formats import to_json, to_markdown
 from lore.curator.run import curate
 from tests.curator.conftest import TODAY
+from tests.curator.judged import Note, flat
 from tests.support import Vault, note_text
-
-
-@dataclass(frozen=True)
-class Note:
-    id: str
-    title: str | None
-    body: str
-    tags: tuple[str, ...] = ()
-    repo: tuple[str, ...] = ()
-    services: tuple[str, ...] = ()
-    files_touched: tuple[str, ...] = ()
-
-
-def flat(term: str) -> float:
-    return 2.0
-
 
 OLD_ID = "forms--adr-0002-use-govuk-notify--2022-03-01"
 OLD = Note(

@@ -7,26 +7,10 @@ in its own way must be found, and a clause that takes no side must contradict no
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from lore.curator.judgement.claims import claims, conflicts
 from lore.curator.judgement.notes import profile
 from lore.curator.judgement.replacement import REFERENCE, REPLACE, cues, replacement
-
-
-@dataclass(frozen=True)
-class Note:
-    id: str
-    title: str | None
-    body: str
-    tags: tuple[str, ...] = ()
-    repo: tuple[str, ...] = ()
-    services: tuple[str, ...] = ()
-    files_touched: tuple[str, ...] = ()
-
-
-def flat(term: str) -> float:
-    return 2.0
+from tests.curator.judged import Note, flat
 
 
 def kinds(body: str, title: str = "Payment retries") -> list[str]:
