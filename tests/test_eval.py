@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from tests.support import load_script
+
 EVAL = Path(__file__).resolve().parent.parent / "eval" / "run_eval.py"
 
 
@@ -97,13 +99,7 @@ REAL_ADR_EVAL = Path(__file__).resolve().parent.parent / "eval" / "run_real_adr_
 
 
 def _load(path: Path, name: str) -> Any:
-    sys.path.insert(0, str(path.parent))
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script(path, name)
 
 
 def test_replacements_are_flagged_and_lookalikes_are_not() -> None:

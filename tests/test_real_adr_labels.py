@@ -9,7 +9,6 @@ LORE_ADR_MIRRORS names a folder of them, and skips otherwise.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -17,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.support import git
+from tests.support import git, load_script
 
 EVAL = Path(__file__).resolve().parent.parent / "eval" / "run_real_adr_eval.py"
 
@@ -65,13 +64,7 @@ skip = ["template.md"]
 
 
 def _load() -> Any:
-    sys.path.insert(0, str(EVAL.parent))
-    spec = importlib.util.spec_from_file_location("run_real_adr_eval", EVAL)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["run_real_adr_eval"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script(EVAL, "run_real_adr_eval")
 
 
 def _labels(*extra: str, without: tuple[str, str] | None = None) -> str:

@@ -6,31 +6,21 @@ The sentences below were written for this test, in the shapes real ADRs use.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support import load_script
+
 EVAL = Path(__file__).resolve().parent.parent / "eval" / "run_real_recall_eval.py"
-
-
-def _load() -> Any:
-    sys.path.insert(0, str(EVAL.parent))
-    spec = importlib.util.spec_from_file_location("run_real_recall_eval", EVAL)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["run_real_recall_eval"] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
 def recall_eval() -> Any:
-    return _load()
+    return load_script(EVAL, "run_real_recall_eval")
 
 
 def test_a_link_to_a_sibling_adr_is_a_reference_and_leaves_the_query(recall_eval: Any) -> None:
