@@ -237,3 +237,20 @@ def test_text_moved_from_another_record_is_where_it_comes_from() -> None:
     assert kinds("## What\nThe contents of this record were moved from ADR 8 for review.\n") == []
     assert kinds("## What\nThis section was moved from the onboarding note.\n") == []
     assert kinds("## What\nThe payment service was moved from Heroku to AWS.\n") == ["switch"]
+
+
+def test_an_html_comment_is_no_claim() -> None:
+    """A template's hint ("<!-- optional -->") is not shown to a reader and claims nothing:
+    here it once read as the opposite of a note that says something is required."""
+    hinted = Note(
+        "web--adr-040-status-page--2026-03-01",
+        "Status page",
+        "## What\nBenefits of the hosted status page <!-- optional -->\n\n- Ships this week.\n",
+    )
+    plain = Note(
+        "web--adr-012-status-page-host--2025-01-01",
+        "Status page host",
+        "## What\nBenefits of the hosted status page are required reading.\n",
+    )
+    assert all("optional" not in clause.text for clause in claims(hinted).clauses)
+    assert conflicts(claims(hinted), claims(plain), flat) == []

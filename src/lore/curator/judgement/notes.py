@@ -21,6 +21,7 @@ _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(.*?)[ \t#]*$", re.MULTILINE)
 _RELATED = re.compile(r"^##[ \t]+related\b.*?(?=^##[ \t]|\Z)", re.IGNORECASE | re.M | re.S)
 _NOISE = re.compile(r"\[\[[^\]]*\]\]|https?://\S+|\]\([^)]*\)")
 _QUOTED = re.compile(r"^[ \t]{0,3}>.*$", re.MULTILINE)
+_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)  # unseen when rendered: a template's hints
 _WHAT = "what"
 
 
@@ -56,7 +57,7 @@ def _without_fences(body: str) -> str:
 
 def sections(body: str) -> list[tuple[str, str]]:
     """(lower-case heading, prose) of each section; text before any heading has heading ""."""
-    body = _QUOTED.sub("", _RELATED.sub("", _without_fences(body)))
+    body = _QUOTED.sub("", _RELATED.sub("", _COMMENT.sub(" ", _without_fences(body))))
     body = _NOISE.sub(" ", body).replace("`", "").replace("**", "").replace("__", "")
     found: list[tuple[str, str]] = []
     heading, start = "", 0
