@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 import sqlite3
 from collections.abc import Callable
@@ -14,7 +15,7 @@ from lore.curator.context.candidates import candidates, corpus_of
 from lore.curator.judgement.claims import claims, conflicts
 from lore.curator.judgement.notes import profile
 from lore.curator.judgement.quantities import quantities
-from lore.curator.judgement.similarity import likeness, subject
+from lore.curator.judgement.similarity import likeness, subject, weighted_overlap
 from lore.curator.judgement.terms import content_terms, idf_from_counts, stem, tokens
 from lore.curator.run import build_context
 from tests.curator.conftest import TODAY
@@ -272,3 +273,23 @@ def test_candidates_are_the_notes_that_share_rare_terms_or_files(
     (mine,) = corpus.reviewed()
     found = [corpus.entries[i].view.id for i in candidates(corpus, mine, lambda i: True, 2)]
     assert found == ["kafka--offsets--2025-02-01", "web--component--2025-02-02"]
+
+
+def test_weights_of_equal_term_sets_are_equal_however_the_sets_were_built() -> None:
+    """Two equal sets can hold their terms in different orders (a set built by taking
+    terms out of a larger one keeps its larger table), and a plain float sum depends on
+    the order: the same two notes then scored differently by the index's path and the
+    files' path, and a tie between two conflicts went either way with the hash seed."""
+    rng = random.Random(2)
+    for _ in range(200):
+        words = ["".join(rng.choice("abcdefghij") for _ in range(6)) for _ in range(40)]
+        weight = {word: rng.random() * 10 for word in words}
+        small = frozenset(words)
+        grown = frozenset([*words, *(f"x{i}" for i in range(200))])
+        taken = frozenset(word for word in grown if not word.startswith("x"))
+        other = frozenset([*words, *(f"y{i}" for i in range(100))])  # the larger side
+
+        def idf(term: str, weight: dict[str, float] = weight) -> float:
+            return weight.get(term, 1.0)
+
+        assert weighted_overlap(small, other, idf) == weighted_overlap(taken, other, idf)

@@ -28,6 +28,7 @@ other note or in its own definition ("dead-letter queue (DLQ)").
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field, replace
 
@@ -367,7 +368,7 @@ def _align(one: frozenset[str], other: frozenset[str], idf: Idf) -> _Alignment:
     if not shared:
         return _Alignment(0.0, 0.0, 0)
     table = weights(idf)
-    common = sum(table(term) for term in shared)
+    common = math.fsum(table(term) for term in shared)
     size_one, size_two = table.total(one), table.total(other)
     union = size_one + size_two - common
     smaller = min(size_one, size_two)

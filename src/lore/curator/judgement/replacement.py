@@ -49,6 +49,7 @@ and what is reported, is the rules' decision (`lore.curator.rules.pairs`).
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -381,7 +382,7 @@ def _covered(part: frozenset[str], whole: frozenset[str], idf: Idf) -> float:
         return 0.0
     table = weights(idf)
     total = table.total(whole)
-    return sum(table(term) for term in shared) / total if total else 0.0
+    return math.fsum(table(term) for term in shared) / total if total else 0.0
 
 
 def _restates(cue: Cue, their_cues: tuple[Cue, ...], idf: Idf) -> bool:

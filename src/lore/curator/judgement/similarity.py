@@ -117,7 +117,7 @@ def whole_note(one: Profile, other: Profile, idf: Idf) -> float:
     if not shared:
         return 0.0
     table = weights(idf)
-    common = sum(table(term) ** 2 for term in shared)
+    common = math.fsum(table(term) ** 2 for term in shared)
     size_one = table.squares(one.terms)
     size_two = table.squares(other.terms)
     return common / math.sqrt(size_one * size_two) if size_one and size_two else 0.0

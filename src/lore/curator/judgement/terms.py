@@ -146,14 +146,14 @@ class Weights:
     def total(self, terms: frozenset[str]) -> float:
         found = self._totals.get(terms)
         if found is None:
-            found = self._totals[terms] = sum(self(term) for term in terms)
+            found = self._totals[terms] = math.fsum(self(term) for term in terms)
         return found
 
     def squares(self, terms: frozenset[str]) -> float:
         """The sum of the squared weights of a term set (a cosine's norm), each set once."""
         found = self._squares.get(terms)
         if found is None:
-            found = self._squares[terms] = sum(self(term) ** 2 for term in terms)
+            found = self._squares[terms] = math.fsum(self(term) ** 2 for term in terms)
         return found
 
 
@@ -196,7 +196,7 @@ def weighted_overlap(one: frozenset[str], other: frozenset[str], idf: Idf) -> tu
     if not one or not other:
         return 0.0, 0.0
     table = weights(idf)
-    shared = sum(table(term) for term in one & other)
+    shared = math.fsum(table(term) for term in one & other)
     if not shared:
         return 0.0, 0.0
     size_one, size_two = table.total(one), table.total(other)
