@@ -348,10 +348,14 @@ def note_text(adr: Adr, scope: str, link_ids: dict[str, str], supersedes: list[s
     return "\n".join([*lines, "---", body])
 
 
-def taxonomy(scope: str) -> str:
+def taxonomy(*scopes: str) -> str:
+    """The vault's taxonomy: one `decision` type, a repo per scope, the `source/adr` tag."""
+    repos = "".join(
+        f"- `{scope}` — The repository the decisions were taken for.\n" for scope in scopes
+    )
     return (
         "# Taxonomy\n\n## Types\n- `decision` — A choice the team made, and why.\n\n"
-        f"## Repos\n- `{scope}` — The repository the decisions were taken for.\n\n"
+        f"## Repos\n{repos}\n"
         "## source\n- `source/adr` — Imported from an architecture decision record.\n"
     )
 

@@ -204,20 +204,11 @@ def build(mirrors: Path, root: Path) -> tuple[list[Query], dict[str, Any]]:
                         queries.append(
                             Query(scope, nid, answer, text, by, _title_share(text, titles[answer]))
                         )
-    (root / "_taxonomy.md").write_text(_taxonomy(scopes), encoding="utf-8")
+    (root / "_taxonomy.md").write_text(adr_eval.taxonomy(*scopes), encoding="utf-8")
     adr_eval._git(root, "init", "-q", "-b", "main")
     adr_eval._git(root, "add", "-A")
     adr_eval._git(root, "commit", "-q", "-m", "every repository's ADRs")
     return queries, counts
-
-
-def _taxonomy(scopes: list[str]) -> str:
-    repos = "".join(f"- `{scope}` — Decisions of one public repository.\n" for scope in scopes)
-    return (
-        "# Taxonomy\n\n## Types\n- `decision` — A choice the team made, and why.\n\n"
-        f"## Repos\n{repos}\n"
-        "## source\n- `source/adr` — Imported from an architecture decision record.\n"
-    )
 
 
 def _rank(found: list[str], query: Query) -> int | None:

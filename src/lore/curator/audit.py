@@ -88,11 +88,11 @@ def run_audit(
     single = [family for family in families if family.NAME not in PAIR_FAMILIES]
     entries, links, stubs = _first_pass(context, unread, single, results, progress)
     statuses = statuses_of(links, context.vault_ids, context.today)
-    vars(context)["statuses_after"] = statuses
+    context.settle_statuses_after(statuses)
     names = {family.NAME for family in families}
     if lifecycle.NAME in names:
         kept = replace(context, files=stubs)
-        vars(kept)["statuses_after"] = statuses
+        kept.settle_statuses_after(statuses)
         results.run(lifecycle.NAME, partial(lifecycle.check_notes, kept))
         del kept
     del links, stubs  # what only the first pass and the lifecycle rules needed

@@ -386,3 +386,9 @@ class CuratorContext:
             assert checked.view is not None
             links[checked.view.id] = checked.view.links()
         return statuses_of(links, self.vault_ids, self.today)
+
+    def settle_statuses_after(self, statuses: dict[str, Status]) -> None:
+        """Set `statuses_after` from outside: a full audit reads its notes a batch at a
+        time (`lore.curator.audit`), so `notes` never holds them all; it computes every
+        note's status from the links it kept and hands them here."""
+        vars(self)["statuses_after"] = statuses
