@@ -7,6 +7,7 @@ import sqlite3
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any, ClassVar
 
 import pytest
 
@@ -491,3 +492,41 @@ def test_unwritable_index_folder_is_exit_2_with_the_reason(
     assert "is a file, not a folder" in err
     assert main(["show", "postgres--lock-timeout--2026-10-01", "--vault", str(vault.root)]) == 0
     assert "Migrations set a lock timeout" in capsys.readouterr().out
+
+
+class _WithoutFts5Option(sqlite3.Connection):
+    """A real connection whose SQLite says it was built without ENABLE_FTS5, so the
+    check must fall back to creating a table (`refuse`: that fails too, as it would)."""
+
+    refuse = False
+    option = False  # True: the compile option answers as this machine's SQLite does
+    statements: ClassVar[list[str]] = []
+
+    def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
+        self.statements.append(sql)
+        if "sqlite_compileoption_used" in sql and not self.option:
+            return super().execute("SELECT 0")
+        if self.refuse and "USING fts5" in sql:
+            raise sqlite3.OperationalError("no such module: fts5")
+        return super().execute(sql, *args)
+
+
+@pytest.mark.parametrize("registered", [True, False])
+def test_fts5_is_found_without_the_compile_option_only_by_trying(
+    monkeypatch: pytest.MonkeyPatch, registered: bool
+) -> None:
+    from lore.index import schema
+
+    real_connect = sqlite3.connect
+    monkeypatch.setattr(
+        sqlite3,
+        "connect",
+        lambda *a, **k: real_connect(*a, **k, factory=_WithoutFts5Option),
+    )
+    monkeypatch.setattr(_WithoutFts5Option, "statements", [])
+    monkeypatch.setattr(_WithoutFts5Option, "option", True)
+    assert schema.fts5_available()  # this machine's SQLite has the option: no table made
+    assert not any("CREATE" in sql for sql in _WithoutFts5Option.statements)
+    monkeypatch.setattr(_WithoutFts5Option, "option", False)
+    monkeypatch.setattr(_WithoutFts5Option, "refuse", not registered)
+    assert schema.fts5_available() is registered
