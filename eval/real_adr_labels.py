@@ -15,6 +15,9 @@ Two jobs, neither of which runs the curator (eval/run_real_adr_eval.py calls bot
   labelled from `recorded_pairs`, every pair it prints is either labelled or dismissed
   with a reason.
 
+The batches labelled from `recorded_pairs` alone are RECORDED_ONLY (held-out-2 and
+held-out-3): nobody here read their ADRs before labelling them.
+
 Pure functions over (file name, text) lists: the snapshot reading stays in the script.
 """
 
@@ -24,6 +27,8 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+RECORDED_ONLY = frozenset({"held-out-2", "held-out-3"})  # labelled from status lines alone
 
 # ---- the status lines of an ADR ----
 
@@ -240,7 +245,7 @@ def label_problems(
 
     `files`: every file in the manifest's folder at its commit; `kept`: the ADRs the
     eval proposes, in its order; `recorded`: the pairs `recorded_pairs` finds, when the
-    repository's labels must come from them (the held-out-2 batch), else None."""
+    repository's labels must come from them (a RECORDED_ONLY batch), else None."""
     name, problems = repository["name"], []
     skip = set(repository.get("skip", []))
     where = f"{repository['folder'] or '(root)'} at {repository['commit'][:12]}"
@@ -313,9 +318,9 @@ def check_repository(
     kept: list[str],
     labels: Mapping[str, list[dict[str, Any]]],
 ) -> tuple[list[str], dict[str, int]]:
-    """One repository's label problems and counts; a held-out-2 repository's labels must
-    be the pairs its status lines record."""
-    recorded = merged(recorded_pairs(texts)[0]) if repository["split"] == "held-out-2" else None
+    """One repository's label problems and counts; the labels of a repository of a
+    RECORDED_ONLY batch must be the pairs its status lines record."""
+    recorded = merged(recorded_pairs(texts)[0]) if repository["split"] in RECORDED_ONLY else None
     mine = [p for p in labels.get("supersession", []) if p.get("repo") == repository["name"]]
     counts = {
         "adrs": len(kept),

@@ -3,12 +3,13 @@
     python eval/run_real_adr_eval.py --mirrors DIR                  # tune and held-out
     python eval/run_real_adr_eval.py --mirrors DIR --split tune --show
     python eval/run_real_adr_eval.py --mirrors DIR --record after   # into results.json
-    python eval/run_real_adr_eval.py --mirrors DIR --split held-out-2  # the new batch
+    python eval/run_real_adr_eval.py --mirrors DIR --split held-out-3  # the unseen batch
     python eval/run_real_adr_eval.py --mirrors DIR --list-recorded    # labels' source
     python eval/run_real_adr_eval.py --mirrors DIR --check-labels     # labels hold?
 
-Without --split it runs the first two halves (tune, held-out); the held-out-2 batch
-runs only when asked for by name, so no ordinary run shows it before its first run.
+Without --split it runs the first two halves (tune, held-out); the later batches
+(held-out-2, held-out-3) run only when asked for by name, so no ordinary run shows
+one before its first run.
 --list-recorded and --check-labels read the snapshots but never run the curator.
 
 DIR holds one bare snapshot per repository of eval/curator/real/manifest.toml, as
@@ -100,8 +101,9 @@ GIT_ENV = {
 
 
 # The repositories split by the salted hash, before anything was tuned. Both halves have
-# since been read while tuning; every repository added after that is in "held-out-2",
-# by construction: nothing of it was read before its first run.
+# since been read while tuning; the ten repositories added after that are "held-out-2"
+# (run once at first sight, then read), and every repository added after those is in
+# "held-out-3", by construction: nothing of it was read before its first run.
 HASH_SPLIT = frozenset(
     {
         "npryce/adr-tools",
@@ -121,15 +123,32 @@ HASH_SPLIT = frozenset(
         "alphagov/forms",
     }
 )
-SPLITS = ("tune", "held-out", "held-out-2")
+HELD_OUT_2 = frozenset(
+    {
+        "nationalarchives/tdr-dev-documentation",
+        "input-output-hk/hydra",
+        "celestiaorg/celestia-app",
+        "Enterprise-CMCS/managed-care-review",
+        "UKGovernmentBEIS/beis-report-official-development-assistance",
+        "HHS/simpler-grants-gov",
+        "guardian/dotcom-rendering",
+        "ministryofjustice/opg-use-an-lpa",
+        "ministryofjustice/hmpps-integration-api",
+        "wikimedia/mediawiki-extensions-Wikibase",
+    }
+)
+SPLITS = ("tune", "held-out", "held-out-2", "held-out-3")
 DEFAULT_SPLITS = ("tune", "held-out")
 
 
 def split_of(repository: str) -> str:
     """The fixed split: for the first repositories, held-out when the first byte of the
-    salted SHA-256 is odd, else tune; every repository added later is held-out-2."""
-    if repository not in HASH_SPLIT:
+    salted SHA-256 is odd, else tune; the next ten are held-out-2; every repository
+    added after those is held-out-3."""
+    if repository in HELD_OUT_2:
         return "held-out-2"
+    if repository not in HASH_SPLIT:
+        return "held-out-3"
     digest = hashlib.sha256((SPLIT_SALT + repository).encode()).digest()
     return "held-out" if digest[0] % 2 else "tune"
 
@@ -721,7 +740,8 @@ def main() -> None:
     parser.add_argument(
         "--split",
         choices=SPLITS,
-        help="one split only (default: tune and held-out; held-out-2 runs only by name)",
+        help="one split only (default: tune and held-out; held-out-2 and held-out-3 run only "
+        "by name)",
     )
     parser.add_argument("--repo", help="one repository only (owner/name)")
     parser.add_argument(

@@ -118,11 +118,46 @@ def test_the_real_adr_split_is_the_one_fixed_before_tuning() -> None:
     module = _load(REAL_ADR_EVAL, "run_real_adr_eval")
     repositories = module.load_manifest()
     assert len(repositories) >= 10
-    assert {r["split"] for r in repositories} == {"tune", "held-out", "held-out-2"}
-    # the first repositories keep the hash split; everything added later is held-out-2
-    assert {r["name"] for r in repositories if r["split"] != "held-out-2"} == module.HASH_SPLIT
+    splits = {"tune", "held-out", "held-out-2", "held-out-3"}
+    assert {r["split"] for r in repositories} == splits == set(module.SPLITS)
+    # the first repositories keep the hash split; the next ten are held-out-2, and
+    # everything added after those is held-out-3
+    assert {r["name"] for r in repositories if r["split"] in ("tune", "held-out")} == (
+        module.HASH_SPLIT
+    )
+    assert {r["name"] for r in repositories if r["split"] == "held-out-2"} == module.HELD_OUT_2
+    assert module.split_of("someone/added-later") == "held-out-3"
     names = {r["name"] for r in repositories}
     assert {pair["repo"] for pair in module.load_labels()["supersession"]} <= names
+
+
+@pytest.mark.parametrize(
+    ("argv", "splits"),
+    [
+        ([], ("tune", "held-out")),
+        (["--split", "held-out-3"], ("held-out-3",)),
+        (["--split", "held-out-2"], ("held-out-2",)),
+    ],
+)
+def test_a_run_without_split_leaves_the_later_batches_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, argv: list[str], splits: tuple[str, ...]
+) -> None:
+    """No curator runs here: `evaluate` is replaced by one that says which splits it got."""
+    module = _load(REAL_ADR_EVAL, "run_real_adr_eval")
+    asked: list[tuple[str, ...]] = []
+
+    class Asked(Exception):
+        pass
+
+    def evaluate(mirrors: Path, chosen: Any, only: str | None = None) -> dict[str, Any]:
+        asked.append(tuple(chosen))
+        raise Asked
+
+    monkeypatch.setattr(module, "evaluate", evaluate)
+    monkeypatch.setattr(sys, "argv", ["eval", "--mirrors", str(tmp_path), *argv])
+    with pytest.raises(Asked):
+        module.main()
+    assert asked == [splits]
 
 
 def test_real_adrs_when_the_snapshots_are_here() -> None:
