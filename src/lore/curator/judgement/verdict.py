@@ -47,7 +47,7 @@ DUPLICATE_FLOOR = 0.25
 DUPLICATE_TITLE = 0.05
 
 REPLACEMENT, CONTRADICTION, DUPLICATE = "replacement", "contradiction", "duplicate"
-EXPLICIT = frozenset({"links", "number"})
+EXPLICIT = frozenset({"links", "number", "referenced"})
 
 
 @dataclass(frozen=True)
