@@ -2,7 +2,8 @@
 
 Every test below failed before the rule it checks: a record that says in its own words
 that it replaces another must be found, a sentence that only looks like a replacement
-must give none, and a list that weighs options must contradict nothing.
+must give none, a list that weighs options must contradict nothing, and two notes from
+one frame about two things are no duplicate.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 from lore.curator.judgement.claims import claims, conflicts
 from lore.curator.judgement.notes import profile
 from lore.curator.judgement.replacement import REFERENCE, cues, number_of, replacement
+from lore.curator.judgement.similarity import siblings
+from lore.curator.judgement.verdict import DUPLICATE_FLOOR, near_duplicate
 from tests.curator.judged import Note, flat
 
 INVOICES = Note(
@@ -215,3 +218,28 @@ def test_only_restricts_and_agrees_with_a_denial_of_something_else() -> None:
     assert conflicts(claims(react), claims(kit), flat) == []
     styles = Note(react.id, react.title, "## What\nThe design kit does not ship styles.\n")
     assert conflicts(claims(styles), claims(kit), flat)  # it denies what "only" names
+
+
+def test_two_notes_from_one_frame_about_two_things_are_no_duplicate() -> None:
+    """Each title names what its own note is about, and the other note never uses it."""
+    forms = Note(
+        "web--adr-015-form-library--2024-01-01",
+        "Library for the forms",
+        "## What\nWe will use one library to build the forms of the service.\n",
+    )
+    views = Note(
+        "web--adr-014-view-library--2024-01-01",
+        "Library for the views",
+        "## What\nWe will use one library to build the views of the service.\n",
+    )
+    assert siblings(profile(forms), profile(views))
+    worded = Note(
+        "web--adr-016-templates--2024-02-01",
+        "Library stays for the views",
+        "## What\nWe will use one library to build the views of the service.\n",
+    )
+    assert not siblings(profile(worded), profile(views))  # "stays" is a turn of phrase
+    verdict = near_duplicate(
+        profile(forms), lambda: claims(forms), profile(views), lambda: claims(views), flat, 0.3
+    )
+    assert verdict.similarity >= DUPLICATE_FLOOR and not verdict.near_duplicate

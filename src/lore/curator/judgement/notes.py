@@ -89,13 +89,15 @@ class Profile:
     files: frozenset[str]
     title_numbers: frozenset[str] = frozenset()  # the numbers its title writes ("Python 3")
     choice: Choice = NO_CHOICE  # what its title chooses, and what for (`choices.choice_of`)
+    title_only: frozenset[str] = frozenset()  # title terms its prose never uses
 
 
 def profile(note: JudgedNote) -> Profile:
     title = content_terms(note.title or "")
     parts = [(name, content_terms(text)) for name, text in sections(note.body)]
     what = next((terms for name, terms in parts if name == _WHAT), parts[0][1] if parts else [])
-    every = frozenset(title).union(*(terms for _, terms in parts))
+    prose = frozenset().union(*(terms for _, terms in parts))
+    every = prose | frozenset(title)
     return Profile(
         id=note.id,
         title=frozenset(title),
@@ -107,4 +109,5 @@ def profile(note: JudgedNote) -> Profile:
         files=frozenset(note.files_touched),
         title_numbers=frozenset(token for token in tokens(note.title or "") if token.isdigit()),
         choice=choice_of(note.title or ""),
+        title_only=frozenset(title) - prose,
     )
