@@ -10,7 +10,9 @@ carries on its denial; a clause that names both sides of an opposite ("optional/
 fields") takes neither; a negation inside a condition ("..., if no such user exists")
 bears on when the clause holds, not on what it claims, and is not counted. "A, not B"
 (also `never B`, `rather than B`, `instead of B`) adds a clause that says B is not so,
-about the same thing A is said of.
+about the same thing A is said of. A list that weighs options (the items under a "Pros",
+"Cons", "Positive consequences" label or section, items marked "+ ..." / "- ..." or
+"Good, because ...") claims nothing of what holds and is left out.
 
 Two clauses of two notes conflict when they are about the same thing (enough of
 their weighted terms shared: the `*_ALIGN` constants) and
@@ -18,12 +20,14 @@ their weighted terms shared: the `*_ALIGN` constants) and
   converted (10 messages against 100 messages; 5 s against 10000 ms), and the other
   note does not state the value elsewhere; `## Why` is history and is left out;
 - `polarity`: one is negated and the other is not (always/never, must/must not,
-  enabled/disabled, required/optional), and the word a `not` bears on is in both;
+  enabled/disabled, required/optional), and the word a `not` bears on is in both; "X
+  only does A" restricts, and agrees with a denial of something it does not name;
 - `alternative`: one note rules B out ("cursor pagination, not offsets") and the
   other asserts B ("page with offset and limit") without mentioning A.
 
 An acronym in one note (`DLQ`) stands for the words whose initials spell it in the
-other note or in its own definition ("dead-letter queue (DLQ)").
+other note or in its own definition ("dead-letter queue (DLQ)"); one that both notes
+write ("API") is the same word in both, and is not spelled out from other words.
 """
 
 from __future__ import annotations

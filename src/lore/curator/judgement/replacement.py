@@ -1,24 +1,33 @@
 """Replacement: a new note that takes the place of an existing one.
 
 A note's *cues* are its sentences (title first) that say something is being replaced:
-`supersede` or `amend`; `replace`, `deprecate`, `retire`, `decommission`, `obsolete`,
-"phase out"; "instead of", "in favour of", "in place of", "no longer", "stop using",
-"move / migrate / switch (away) from", "revert", "revisit", "reconsider"; and, weaker,
-"previously", "used to", "any more", "will now be", "from now on"; in the title only, a
-decision to remove something ("Remove the card proxy", "Drop X", "Stop X":
+`supersede` or `amend` (of a decision: "amend data" edits data); `replace`, `deprecate`,
+`retire`, `decommission`, `obsolete`, "phase out"; "instead of", "in favour of", "in place
+of", "no longer", "stop using", "not to use", "move / migrate / switch (away) from",
+"revert", "revisit", "reconsider"; and, weaker, "previously", "used to", "any more",
+"will now be", "from now on"; "overrides" and "an update to", which count only where they
+name a note (`REVISE`: an override is as often technical); in the title only, a decision
+to remove something ("Remove the card proxy", "Drop X", "Merge X into Y":
 `_TITLE_VERB`). A cue is about another note when
 
 - it links it (`[[id]]`) near a cue word (before "in favour of", whose link after is the
   new thing), or, for `supersede`/`amend`, anywhere in its sentence or paragraph
   (`links`);
-- it names its number: "ADR 15", "ADRs 60 and 61", "ADR-0002" against the leading
-  number of the other note's topic (`adr-015-…`, `0002-…`), as imported ADRs are named
-  (`number`);
+- it names its number: "ADR 15", "ADRs 60 and 61", "ADR-0002", "decision 0003" (not
+  "Decision 2:", a label) against the leading number of the other note's topic
+  (`adr-015-…`, `0002-…`, or after a date: `2023-04-26-023-…`), as imported ADRs are
+  named (`number`), unless the link or number sits in a leading "With ADR 8, ..." /
+  "Since ..." phrase: that names why things changed (`_CAUSE`);
 - it names what the other note is about: the other note's title holds `OBJECT_COVER`
   of the weight of what the sentence says is replaced (the words right after the cue
   word, up to a stop, and before it for "X is deprecated", "X in favour of Y"), and the
   whole notes are alike (`similarity.whole_note` at least `SUBJECT_FLOOR`, or
-  `HISTORY_FLOOR` for the weak cues) (`subject`);
+  `HISTORY_FLOOR` for the weak cues); a number in what is replaced ("instead of 403
+  responses") must be in that title too (`subject`);
+- it re-decides and names no note itself — "This record replaces our decision to ...",
+  "This ADR overrides ...", a title "Revisiting X", "we are reconsidering ..." (done,
+  not planned: not "we will revisit this") — and the note links or numbers the other
+  note elsewhere, and at most `MAX_REFERENCED` notes in all (`referenced`);
 - or it says `supersede` and names nothing ("this supersedes all prior decisions
   regarding UEI"): then a note that is alike (`UNNAMED_FLOOR`) and shares a salient word
   with the sentence (`unnamed`; the rule keeps the closest few).
@@ -39,7 +48,9 @@ A note also replaces another when it takes the same decision again: nearly the s
 title (one title's terms all but contained in the other's, `RETAKEN_CONTAINED`, and a
 weighted Jaccard of at least `RETAKEN_TITLE`) and whole notes alike (`RETAKEN_FLOOR`, or
 `RETAKEN_NAMED_FLOOR` when it also links the old note or names its number anywhere: a
-second version under the old title that says which record it follows) (`retaken`).
+second version under the old title that says which record it follows) (`retaken`); or
+when its title makes another choice for the same purpose ("Use Heroku for hosting",
+then "Use the PaaS for hosting": `choices.rechosen`, `RECHOSEN_FLOOR`) (`rechosen`).
 `cues` ends with one `REFERENCE` cue holding every note the prose links or numbers;
 it is no cue itself, and lets the rules judge the notes it names.
 
