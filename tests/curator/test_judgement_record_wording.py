@@ -96,6 +96,23 @@ def test_a_record_that_retakes_a_decision_it_names_elsewhere() -> None:
     assert judged(Note(new.id, new.title, step), INVOICES) is None  # an instruction
 
 
+def test_revisiting_that_decision_is_about_the_one_named_just_before() -> None:
+    """ "We are revisiting that decision" re-decides what the sentence before it names, not
+    whatever the note links elsewhere."""
+    elsewhere = (
+        f"## Why\nThe ledger layout is in [[{INVOICES.id}]].\n\n"
+        "## What\nAn outside report once passed on storing invoices as files. We are "
+        "revisiting that decision here, since storage got cheaper.\n"
+    )
+    new = Note("bill--adr-021-invoice-files--2025-07-01", "Invoice files", elsewhere)
+    assert judged(new, INVOICES) is None
+    named = (
+        f"## What\nIn [[{INVOICES.id}]] we passed on storing invoices as files. We are "
+        "revisiting that decision here, since storage got cheaper.\n"
+    )
+    assert judged(Note(new.id, new.title, named), INVOICES) == "links"
+
+
 def test_a_decision_not_to_use_what_the_other_note_chose() -> None:
     old = Note(
         "web--adr-003-sessions-in-signed-tokens--2024-01-01",

@@ -27,7 +27,8 @@ to remove something ("Remove the card proxy", "Drop X", "Merge X into Y":
 - it re-decides and names no note itself — "This record replaces our decision to ...",
   "This ADR overrides ...", a title "Revisiting X", "we are reconsidering ..." (done,
   not planned: not "we will revisit this") — and the note links or numbers the other
-  note elsewhere, and at most `MAX_REFERENCED` notes in all (`referenced`);
+  note elsewhere, and at most `MAX_REFERENCED` notes in all (`referenced`); "we are
+  revisiting that decision" re-decides what the sentence before it names (`_ANAPHORA`);
 - or it says `supersede` and names nothing ("this supersedes all prior decisions
   regarding UEI"): then a note that is alike (`UNNAMED_FLOOR`) and shares a salient word
   with the sentence (`unnamed`; the rule keeps the closest few).
@@ -153,6 +154,12 @@ _MODAL = re.compile(
     r"\b(?:will|shall|may|might|could|should|can|must|would|to|plan|want|need)\W+(?:\w+\W+)?$",
     re.IGNORECASE,
 )
+# "We are revisiting that decision": what it re-decides is what the sentence before names.
+_ANAPHORA = re.compile(
+    r"^\W+(?:(?:that|this|these|those|the|our)\W+(?:\w+\W+)?(?:decisions?|choices?|approach|"
+    r"adrs?|records?)\b|(?:it|them)\b)",
+    re.IGNORECASE,
+)
 _NUMERAL = re.compile(r"\b\d+\b")
 # "is used to", "can be used to": the passive of `use`, not "we used to ...".
 _PASSIVE_USE = re.compile(r"\b(?:be|is|are|was|were|been|being|get|gets|got)\W+$", re.IGNORECASE)
@@ -212,6 +219,7 @@ RETAKEN_CONTAINED = 0.9  # ...the shorter title's weight found in the longer one
 RETAKEN_FLOOR = 0.2  # ...and its whole-note likeness
 RETAKEN_NAMED_FLOOR = 0.1  # ...when the new note also links the old one or names its number
 RECHOSEN_FLOOR = 0.1  # whole-note likeness for another choice for the same purpose
+REDECIDES, POINTS_BACK = 1, 2  # a re-deciding cue; one whose "that decision" is named before
 REFERENCED_FLOOR = 0.12  # whole-note likeness for a re-deciding cue and a note named elsewhere
 MAX_REFERENCED = 2  # ...of at most this many notes the re-deciding note names
 
@@ -344,9 +352,9 @@ def _cue_words(sentence: str, title: bool) -> list[tuple[str, int, int, str]]:
     return kept
 
 
-def _windows(sentence: str, title: bool = False) -> tuple[str, str, str, bool] | None:
+def _windows(sentence: str, title: bool = False) -> tuple[str, str, str, int] | None:
     """(the strongest cue kind, the words around each cue word, the words right after
-    each, whether it re-decides) of a sentence, or None.
+    each, `REDECIDES` or `POINTS_BACK` when it re-decides, else 0) of a sentence, or None.
 
     Around a cue word means `BEFORE` words before it ("X is deprecated") and `AFTER`
     words after it ("instead of X"), a `[[link]]` counting as one word: what is replaced
@@ -355,7 +363,7 @@ def _windows(sentence: str, title: bool = False) -> tuple[str, str, str, bool] |
     kinds: list[str] = []
     spans: list[str] = []
     objects: list[str] = []
-    redecides = False
+    redecides = 0
     for kind, begin, finish, text in _cue_words(sentence, title):
         kinds.append(kind)
         lead = sentence[max(0, begin - 30) : begin]
@@ -363,9 +371,12 @@ def _windows(sentence: str, title: bool = False) -> tuple[str, str, str, bool] |
             redeciding = False
         elif _REDECIDE.match(text):
             redeciding = title or bool(_WE.search(lead))
+            if redeciding and _ANAPHORA.match(sentence[finish:]):
+                redecides = max(redecides, POINTS_BACK)
+                redeciding = False
         else:
             redeciding = kind in (SUPERSEDE, REPLACE, REVISE) and bool(_SELF.match(sentence))
-        redecides = redecides or redeciding
+        redecides = REDECIDES if redeciding else redecides
         before = [w for w in words if w.end() <= begin][-BEFORE:]
         after = [w for w in words if w.start() >= finish][:AFTER]
         if _FAVOUR.search(text):  # "X in favour of [[Y]]": what follows is the new thing
@@ -384,12 +395,14 @@ def _windows(sentence: str, title: bool = False) -> tuple[str, str, str, bool] |
     return kind, "\n".join(spans), "\n".join(objects), redecides
 
 
-def _cue(text: str, offset: int, paragraph_links: tuple[str, ...]) -> Cue | None:
+def _cue(text: str, offset: int, paragraph_links: tuple[str, ...], before: str = "") -> Cue | None:
     found = _windows(text, title=offset < 0)
     if found is None:
         return None
     kind, around, named, redecides = found
     where = text if kind == SUPERSEDE else around  # "supersede" is explicit: the sentence
+    if redecides == POINTS_BACK:  # "we are revisiting that decision": the one named before
+        where = f"{before}\n{where}"
     links = tuple(dict.fromkeys(m[1].strip() for m in _LINK.finditer(where)))
     numbers = _numbers(where)
     cause = _CAUSE.match(text) if kind != SUPERSEDE else None
@@ -408,7 +421,7 @@ def _cue(text: str, offset: int, paragraph_links: tuple[str, ...]) -> Cue | None
         numbers,
         frozenset(content_terms(plain)) - _CUE_TERMS,
         frozenset(_NUMERAL.findall(plain)),
-        redecides,
+        redecides == REDECIDES,
     )
 
 
@@ -424,7 +437,7 @@ def cues(note: JudgedNote) -> tuple[Cue, ...]:
         found.append(title)
     for start, paragraph in _paragraphs(note.body):
         paragraph_links = tuple(dict.fromkeys(m[1].strip() for m in _LINK.finditer(paragraph)))
-        position = 0
+        position, before = 0, ""
         for piece in _SENTENCE_END.split(paragraph):
             at = paragraph.find(piece, position)
             position = at + len(piece)
@@ -435,7 +448,8 @@ def cues(note: JudgedNote) -> tuple[Cue, ...]:
                 first = first or (piece, start + at)
             if len(found) >= MAX_CUES:
                 continue
-            cue = _cue(piece, start + at, paragraph_links)
+            cue = _cue(piece, start + at, paragraph_links, before)
+            before = piece
             if cue is not None:
                 found.append(cue)
     if first is not None:
