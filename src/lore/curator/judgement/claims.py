@@ -10,7 +10,9 @@ carries on its denial; a clause that names both sides of an opposite ("optional/
 fields") takes neither; a negation inside a condition ("..., if no such user exists")
 bears on when the clause holds, not on what it claims, and is not counted. "A, not B"
 (also `never B`, `rather than B`, `instead of B`) adds a clause that says B is not so,
-about the same thing A is said of.
+about the same thing A is said of. A list that weighs options (the items under a "Pros",
+"Cons", "Positive consequences" label or section, items marked "+ ..." / "- ..." or
+"Good, because ...") claims nothing of what holds and is left out.
 
 Two clauses of two notes conflict when they are about the same thing (enough of
 their weighted terms shared: the `*_ALIGN` constants) and
@@ -18,12 +20,14 @@ their weighted terms shared: the `*_ALIGN` constants) and
   converted (10 messages against 100 messages; 5 s against 10000 ms), and the other
   note does not state the value elsewhere; `## Why` is history and is left out;
 - `polarity`: one is negated and the other is not (always/never, must/must not,
-  enabled/disabled, required/optional), and the word a `not` bears on is in both;
+  enabled/disabled, required/optional), and the word a `not` bears on is in both; "X
+  only does A" restricts, and agrees with a denial of something it does not name;
 - `alternative`: one note rules B out ("cursor pagination, not offsets") and the
   other asserts B ("page with offset and limit") without mentioning A.
 
 An acronym in one note (`DLQ`) stands for the words whose initials spell it in the
-other note or in its own definition ("dead-letter queue (DLQ)").
+other note or in its own definition ("dead-letter queue (DLQ)"); one that both notes
+write ("API") is the same word in both, and is not spelled out from other words.
 """
 
 from __future__ import annotations
@@ -115,6 +119,21 @@ _LEADING = re.compile(
 )
 _ACRONYM = re.compile(r"\b[A-Z]{2,6}s?\b")
 _DEFINED = re.compile(r"\(([A-Z]{2,6})s?\)")  # "dead-letter queue (DLQ)"
+# A list that weighs options is no claim of what holds: the items under a "Pros" / "Cons" /
+# "Positive consequences" label, and items marked as a pro or a con ("- + no build step",
+# "* Good, because ..."); nor is the label itself.
+_WEIGHING = re.compile(
+    r"^\s*(?:pros?|cons?|pros?\s*(?:and|&|/)\s*cons?|advantages?|disadvantages?|benefits?|"
+    r"drawbacks?|upsides?|downsides?|(?:positive|negative)(?:\s+consequences?)?)\s*[.:]?\s*$",
+    re.IGNORECASE,
+)
+_MARKED = re.compile(
+    r"^\s*(?:[-*+]|\d+[.)])\s+(?:[+\-−](?:\s|$)|(?:good|bad|neutral|pros?|cons?)\b\s*[,:])",
+    re.IGNORECASE,
+)
+_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+# "X only provides A" says X provides nothing else: it agrees with "X does not provide B".
+_ONLY = re.compile(r"(?<!not )\bonly\b(?! (?:if|when|once|after|before|until)\b)", re.IGNORECASE)
 MAX_ALTERNATIVE_WORDS = 6
 MAX_CLAUSES = 200  # of a note; a note is meant to hold one idea in under 200 words
 
@@ -131,6 +150,7 @@ class Clause:
     rival: frozenset[str] = frozenset()  # "A, not B": A's terms
     acronyms: frozenset[str] = frozenset()  # folded acronyms written in the clause (dlq)
     heads: frozenset[str] = frozenset()  # what its negations bear on ("share" in "not share")
+    only: bool = False  # "X only does A": a restriction, which agrees with "X does not do B"
     section: str = ""  # "title", or the lower-case heading it is under ("what", "why", ...)
 
 
@@ -230,6 +250,23 @@ def _pieces(sentence: str) -> list[str]:
     return pieces
 
 
+def _without_weighing(text: str) -> str:
+    """A section's prose without its lists of pros and cons (`_WEIGHING`, `_MARKED`)."""
+    kept: list[str] = []
+    weighing = dropping = False
+    for line in text.split("\n"):
+        if _WEIGHING.match(line):
+            weighing, dropping = True, False
+            continue
+        if _ITEM.match(line):
+            dropping = weighing or bool(_MARKED.match(line))
+        elif line.strip() and not line[:1].isspace():
+            weighing = dropping = False  # prose again: the list is over
+        if not dropping:
+            kept.append(line)
+    return "\n".join(kept)
+
+
 def _clauses_of(piece: str) -> list[Clause]:
     """The clause of one piece, plus the clause B of an "A, not B" in it."""
     alternative = _ALTERNATIVE.search(piece)
@@ -255,7 +292,7 @@ def _clauses_of(piece: str) -> list[Clause]:
     return [
         Clause(
             " ".join(piece.split()), terms, negated, tuple(quantities(fold(piece))),
-            acronyms=acronyms, heads=heads,
+            acronyms=acronyms, heads=heads, only=bool(_ONLY.search(piece)),
         )
     ]  # fmt: skip
 
@@ -266,7 +303,10 @@ def claims(note: JudgedNote) -> Claims:
     found: list[Clause] = []
     words: list[str] = []
     definitions: dict[str, frozenset[str]] = {}
-    for section, text in texts:
+    for section, written in texts:
+        if _WEIGHING.match(section):
+            continue  # a "## Pros" section weighs an option
+        text = _without_weighing(written)
         words += tokens(text)
         for match in _DEFINED.finditer(text):
             acronym = fold(match[1])
@@ -292,6 +332,8 @@ def _expansions(acronyms: frozenset[str], one: Claims, other: Claims) -> dict[st
         if known:
             found[acronym] = known
             continue
+        if acronym in one.words and acronym in other.words:
+            continue  # both notes write "API": no guess at what it spells is needed
         spelled = _spelled(acronym, other.words) or _spelled(acronym, one.words)
         if spelled:
             found[acronym] = spelled
@@ -402,6 +444,8 @@ def _polarity(
     denying, asserting = (folded_a, folded_b) if negated_a else (folded_b, folded_a)
     if not denier_flips and _ANTONYM_HEAD not in denier.heads and not denier.heads & asserting:
         return None  # the negation bears on a word the other clause does not use
+    if (theirs if negated_a else mine).only and any(not is_weak(t) for t in denying - asserting):
+        return None  # "X only does A" and "X does not do B" agree
     found = _align(folded_a, folded_b, idf)
     close = found.jaccard >= POLARITY_ALIGN and found.salient >= MIN_SHARED
     contained = (  # the denial lies (nearly) all inside the assertion: it denies what that says

@@ -14,7 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
-from lore.curator.judgement.terms import content_terms
+from lore.curator.judgement.choices import NO_CHOICE, Choice, choice_of
+from lore.curator.judgement.terms import content_terms, tokens
 from lore.sanitize.markdown import code_ranges
 
 _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(.*?)[ \t#]*$", re.MULTILINE)
@@ -86,13 +87,17 @@ class Profile:
     repos: frozenset[str]
     services: frozenset[str]
     files: frozenset[str]
+    title_numbers: frozenset[str] = frozenset()  # the numbers its title writes ("Python 3")
+    choice: Choice = NO_CHOICE  # what its title chooses, and what for (`choices.choice_of`)
+    title_only: frozenset[str] = frozenset()  # title terms its prose never uses
 
 
 def profile(note: JudgedNote) -> Profile:
     title = content_terms(note.title or "")
     parts = [(name, content_terms(text)) for name, text in sections(note.body)]
     what = next((terms for name, terms in parts if name == _WHAT), parts[0][1] if parts else [])
-    every = frozenset(title).union(*(terms for _, terms in parts))
+    prose = frozenset().union(*(terms for _, terms in parts))
+    every = prose | frozenset(title)
     return Profile(
         id=note.id,
         title=frozenset(title),
@@ -102,4 +107,7 @@ def profile(note: JudgedNote) -> Profile:
         repos=frozenset(repo.lower() for repo in note.repo),
         services=frozenset(service.lower() for service in note.services),
         files=frozenset(note.files_touched),
+        title_numbers=frozenset(token for token in tokens(note.title or "") if token.isdigit()),
+        choice=choice_of(note.title or ""),
+        title_only=frozenset(title) - prose,
     )

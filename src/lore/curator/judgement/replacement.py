@@ -1,24 +1,34 @@
 """Replacement: a new note that takes the place of an existing one.
 
 A note's *cues* are its sentences (title first) that say something is being replaced:
-`supersede` or `amend`; `replace`, `deprecate`, `retire`, `decommission`, `obsolete`,
-"phase out"; "instead of", "in favour of", "in place of", "no longer", "stop using",
-"move / migrate / switch (away) from", "revert", "revisit", "reconsider"; and, weaker,
-"previously", "used to", "any more", "will now be", "from now on"; in the title only, a
-decision to remove something ("Remove the card proxy", "Drop X", "Stop X":
+`supersede` or `amend` (of a decision: "amend data" edits data); `replace`, `deprecate`,
+`retire`, `decommission`, `obsolete`, "phase out"; "instead of", "in favour of", "in place
+of", "no longer", "stop using", "not to use", "move / migrate / switch (away) from",
+"revert", "revisit", "reconsider"; and, weaker, "previously", "used to", "any more",
+"will now be", "from now on"; "overrides" and "an update to", which count only where they
+name a note (`REVISE`: an override is as often technical); in the title only, a decision
+to remove something ("Remove the card proxy", "Drop X", "Merge X into Y":
 `_TITLE_VERB`). A cue is about another note when
 
 - it links it (`[[id]]`) near a cue word (before "in favour of", whose link after is the
   new thing), or, for `supersede`/`amend`, anywhere in its sentence or paragraph
   (`links`);
-- it names its number: "ADR 15", "ADRs 60 and 61", "ADR-0002" against the leading
-  number of the other note's topic (`adr-015-…`, `0002-…`), as imported ADRs are named
-  (`number`);
+- it names its number: "ADR 15", "ADRs 60 and 61", "ADR-0002", "decision 0003" (not
+  "Decision 2:", a label) against the leading number of the other note's topic
+  (`adr-015-…`, `0002-…`, or after a date: `2023-04-26-023-…`), as imported ADRs are
+  named (`number`), unless the link or number sits in a leading "With ADR 8, ..." /
+  "Since ..." phrase: that names why things changed (`_CAUSE`);
 - it names what the other note is about: the other note's title holds `OBJECT_COVER`
   of the weight of what the sentence says is replaced (the words right after the cue
   word, up to a stop, and before it for "X is deprecated", "X in favour of Y"), and the
   whole notes are alike (`similarity.whole_note` at least `SUBJECT_FLOOR`, or
-  `HISTORY_FLOOR` for the weak cues) (`subject`);
+  `HISTORY_FLOOR` for the weak cues); a number in what is replaced ("instead of 403
+  responses") must be in that title too (`subject`);
+- it re-decides and names no note itself — "This record replaces our decision to ...",
+  "This ADR overrides ...", a title "Revisiting X", "we are reconsidering ..." (done,
+  not planned: not "we will revisit this") — and the note links or numbers the other
+  note elsewhere, and at most `MAX_REFERENCED` notes in all (`referenced`); "we are
+  revisiting that decision" re-decides what the sentence before it names (`_ANAPHORA`);
 - or it says `supersede` and names nothing ("this supersedes all prior decisions
   regarding UEI"): then a note that is alike (`UNNAMED_FLOOR`) and shares a salient word
   with the sentence (`unnamed`; the rule keeps the closest few).
@@ -39,7 +49,9 @@ A note also replaces another when it takes the same decision again: nearly the s
 title (one title's terms all but contained in the other's, `RETAKEN_CONTAINED`, and a
 weighted Jaccard of at least `RETAKEN_TITLE`) and whole notes alike (`RETAKEN_FLOOR`, or
 `RETAKEN_NAMED_FLOOR` when it also links the old note or names its number anywhere: a
-second version under the old title that says which record it follows) (`retaken`).
+second version under the old title that says which record it follows) (`retaken`); or
+when its title makes another choice for the same purpose ("Use Heroku for hosting",
+then "Use the PaaS for hosting": `choices.rechosen`, `RECHOSEN_FLOOR`) (`rechosen`).
 `cues` ends with one `REFERENCE` cue holding every note the prose links or numbers;
 it is no cue itself, and lets the rules judge the notes it names.
 
@@ -53,11 +65,13 @@ import math
 import re
 from dataclasses import dataclass
 
+from lore.curator.judgement.choices import rechosen
 from lore.curator.judgement.notes import JudgedNote, Profile
 from lore.curator.judgement.terms import Idf, content_terms, is_weak, weighted_overlap, weights
 from lore.sanitize.markdown import code_ranges
 
 SUPERSEDE, REPLACE, SWITCH, HISTORY = "supersede", "replace", "switch", "history"
+REVISE = "revise"  # "overrides", "an update to": a cue only where it names a note
 REFERENCE = "reference"  # not a cue: the notes a note links or names by number anywhere
 _CUES = (
     (SUPERSEDE, r"supersed\w*|supercede\w*|superceed\w*|amend(?:s|ed|ing|ment)?"),
@@ -66,11 +80,13 @@ _CUES = (
         r"replac(?:e|es|ed|ing|ement|ements)|deprecat\w*|obsolete|retir(?:e|es|ed|ing)|"
         r"decommission\w*|sunset(?:s|ted|ting)?|phas(?:e|es|ed|ing) out",
     ),
+    (REVISE, r"overrid(?:e|es|ing|den)|overrode|updat(?:e|es|ed|ing) to|revision of"),
     (
         SWITCH,
         r"instead of|in favou?r of|in place of|no longer|stop(?:s|ped|ping)? using|"
         r"(?:mov|migrat|switch|transition)(?:e|es|ed|ing|s)? (?:away )?from|"
-        r"revert(?:s|ed|ing)?|revisit(?:s|ed|ing)?|reconsider(?:s|ed|ing)?",
+        r"revert(?:s|ed|ing)?|revisit(?:s|ed|ing)?|reconsider(?:s|ed|ing)?|"
+        r"(?<!can )(?<!could )(?:\bnot|\bnever|(?:do|does|did|wo|should|must)n['’]t) (?:to )?use",
     ),
     (HISTORY, r"previously|used to|until now|any ?more|(?:will|shall) now be|from now on"),
 )
@@ -89,7 +105,7 @@ _NOT_SAID = re.compile(
 # IPsec") undoes the decision that brought it in: in a title only, where the verb is
 # what the note decides (in prose, "remove" is mostly a step: "remove the lock").
 _TITLE_VERB = re.compile(
-    r"^\W*(remov(?:e|es|ing)|drop(?:s|ping)?|stop(?:s|ping)?|abandon(?:s|ing)?|"
+    r"^\W*(remov(?:e|es|ing)|drop(?:s|ping)?|stop(?:s|ping)?|abandon(?:s|ing)?|merg(?:e|es|ing)|"
     r"discontinu(?:e|es|ing)|delet(?:e|es|ing)|get(?:ting)? rid of)\b",
     re.IGNORECASE,
 )
@@ -105,13 +121,55 @@ _MOVED_TEXT = re.compile(
     r"page|adr))\b(?:\W+\w+){0,4}?\W+(?:was|were|is|are|been|has been|have been)\W+$",
     re.IGNORECASE,
 )
+# "Amend" is a cue when what it amends is a decision ("amends ADR 4", "this amends the
+# earlier decision"): "fetch or amend data" edits data, and decides nothing.
+_AMEND_OBJECT = re.compile(
+    r"^\W*(?:to\W+)?(?:(?:the|this|that|these|our|an?|its|their|previous|prior|earlier|"
+    r"existing|original|old)\W+){0,3}(?:decisions?\b|adrs?\b|records?\b|rfcs?\b|"
+    r"polic(?:y|ies)\b|\[\[|#?\d)",
+    re.IGNORECASE,
+)
+_DECISION_BEFORE = re.compile(
+    r"(?:\]\]|\bADR[-\s#:]*\d+|\bdecision|\brecord)\W*(?:\w+\W+){0,2}$", re.IGNORECASE
+)
+# "With the introduction of ADR 8, users no longer sign twice": the record named in a
+# leading "with / since / after / thanks to ..." phrase is why things changed, not what
+# is replaced.
+_CAUSE = re.compile(
+    r"^\W*(?:with|since|after|following|thanks to|because of|due to|given|now that|as of)\b"
+    r"[^,;]*,",
+    re.IGNORECASE,
+)
+# A cue that re-decides: "this record replaces ...", "this ADR overrides ..." (its subject
+# is the note itself), or a verb that takes a decision again ("revert", "revisit",
+# "reconsider") in the title or with the team as its subject ("we are revisiting"; not
+# an instruction: "manually revert the changes"); stated as done, not planned ("we will
+# revisit this in a year", "this will replace ...").
+_SELF = re.compile(
+    r"^\W*this\s+(?:adr|decision|record|document|proposal|rfc|note|change)\b", re.IGNORECASE
+)
+_REDECIDE = re.compile(r"^re(?:vert|visit|consider)", re.IGNORECASE)
+_WE = re.compile(r"\b(?:we|we['’](?:re|ve)|the team)\b(?:\W+\w+){0,3}?\W*$", re.IGNORECASE)
+_MODAL = re.compile(
+    r"\b(?:will|shall|may|might|could|should|can|must|would|to|plan|want|need)\W+(?:\w+\W+)?$",
+    re.IGNORECASE,
+)
+# "We are revisiting that decision": what it re-decides is what the sentence before names.
+_ANAPHORA = re.compile(
+    r"^\W+(?:(?:that|this|these|those|the|our)\W+(?:\w+\W+)?(?:decisions?|choices?|approach|"
+    r"adrs?|records?)\b|(?:it|them)\b)",
+    re.IGNORECASE,
+)
+_NUMERAL = re.compile(r"\b\d+\b")
 # "is used to", "can be used to": the passive of `use`, not "we used to ...".
 _PASSIVE_USE = re.compile(r"\b(?:be|is|are|was|were|been|being|get|gets|got)\W+$", re.IGNORECASE)
 _LINK = re.compile(r"\[\[([^\]|#\n]+)(?:[|#][^\]\n]*)?\]\]")
 _MD_LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\([^)\n]*\)")
 _URL = re.compile(r"https?://\S+")
 _NUMBERS = re.compile(
-    r"\bADRs?[-\s#:]*(\d{1,5})((?:\s*(?:,|and|&|or)\s*(?:ADR[-\s#:]*)?\d{1,5}\b)*)", re.IGNORECASE
+    r"\b(?:ADRs?[-\s#:]*|decisions?(?: records?)?[-\s#]*)(\d{1,5})(?!\d|:)"
+    r"((?:\s*(?:,|and|&|or)\s*(?:ADR[-\s#:]*)?\d{1,5}\b)*)",
+    re.IGNORECASE,
 )
 _DIGITS = re.compile(r"\d{1,5}")
 _RELATED = re.compile(r"^##[ \t]+related\b", re.IGNORECASE)
@@ -126,7 +184,7 @@ OBJECT_CHARS = 60  # of the words right after a cue word, up to a stop
 # A stop ends what a cue replaces; a dot or a colon inside a name ("GOV.UK", "Node.js",
 # "v2.1", "std::io") is part of it.
 _OBJECT_END = re.compile(
-    r"[.:!?](?=\s|$)|[,;()\[\]]|\s(?:and|but|because|so|which|with|to|in|for)\s"
+    r"[.:!?](?=\s|$)|[,;()\[\]]|\s(?:and|but|because|so|which|with|to|into|in|for)\s"
 )
 _CUE_TERMS = frozenset(
     content_terms(
@@ -139,6 +197,7 @@ _CUE_TERMS = frozenset(
     )
 )
 _TOPIC_NUMBER = re.compile(r"^(?:adr-?|ad-?)?0*(\d{1,5})$")
+_TOPIC_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}-")  # "2023-04-26-023-local-state": a date first
 # Words of a "this supersedes all prior decisions regarding X" sentence that are not X.
 _NOT_OBJECT = frozenset(
     content_terms(
@@ -159,6 +218,10 @@ RETAKEN_TITLE = 0.6  # title likeness of the same decision taken again
 RETAKEN_CONTAINED = 0.9  # ...the shorter title's weight found in the longer one
 RETAKEN_FLOOR = 0.2  # ...and its whole-note likeness
 RETAKEN_NAMED_FLOOR = 0.1  # ...when the new note also links the old one or names its number
+RECHOSEN_FLOOR = 0.1  # whole-note likeness for another choice for the same purpose
+REDECIDES, POINTS_BACK = 1, 2  # a re-deciding cue; one whose "that decision" is named before
+REFERENCED_FLOOR = 0.12  # whole-note likeness for a re-deciding cue and a note named elsewhere
+MAX_REFERENCED = 2  # ...of at most this many notes the re-deciding note names
 
 
 @dataclass(frozen=True)
@@ -173,6 +236,9 @@ class Cue:
     numbers: tuple[int, ...]  # the decision numbers it names ("ADR 15")
     objects: frozenset[str] = frozenset()  # the terms right after its cue words, up to a
     # link or a stop ("replace Terraform Cloud" -> terraform, cloud): what it replaces
+    numerals: frozenset[str] = frozenset()  # the numbers in what it replaces ("403 errors")
+    redecides: bool = False  # "this record replaces ...", "we are revisiting ...": the
+    # note takes a decision again, so a note it links or numbers anywhere is that decision
 
 
 @dataclass(frozen=True)
@@ -180,12 +246,14 @@ class Replacement:
     """Why a note may take another's place."""
 
     other: str  # the id of the note it may replace
-    how: str  # "links", "number", "subject", "unnamed" or "retaken"
-    cue: Cue | None  # the sentence that says so (None when the title is taken again)
+    how: str  # "links", "number", "subject", "referenced", "unnamed", "retaken", "rechosen"
+    cue: Cue | None  # the sentence that says so (None when the title says it)
     similarity: float  # the whole-note likeness of the two
 
     def reason(self) -> str:
         """What the finding says, after "this note may replace <id>": why."""
+        if self.how == "rechosen":
+            return "its title makes another choice for the same purpose"
         if self.cue is None:
             return "it takes the same decision again under nearly the same title"
         if self.how == "links":
@@ -194,10 +262,12 @@ class Replacement:
             return "it names that note's number where it says it replaces something"
         if self.how == "unnamed":
             return "it says it supersedes earlier decisions, and that one is the most alike"
+        if self.how == "referenced":
+            return "it says it takes a decision again, and names that note elsewhere"
         return "it says it replaces what that note is about"
 
 
-_STRENGTH = {SUPERSEDE: 3, REPLACE: 2, SWITCH: 1, HISTORY: 0, REFERENCE: -1}
+_STRENGTH = {SUPERSEDE: 3, REPLACE: 2, REVISE: 2, SWITCH: 1, HISTORY: 0, REFERENCE: -1}
 
 
 def _numbers(sentence: str) -> tuple[int, ...]:
@@ -275,13 +345,16 @@ def _cue_words(sentence: str, title: bool) -> list[tuple[str, int, int, str]]:
             continue
         if kind == SWITCH and _MOVED_TEXT.search(lead) and text.lower().startswith("mov"):
             continue
+        amends = text.lower().startswith("amend")
+        if amends and not (_AMEND_OBJECT.match(sentence[end:]) or _DECISION_BEFORE.search(lead)):
+            continue
         kept.append((kind, start, end, text))
     return kept
 
 
-def _windows(sentence: str, title: bool = False) -> tuple[str, str, str] | None:
+def _windows(sentence: str, title: bool = False) -> tuple[str, str, str, int] | None:
     """(the strongest cue kind, the words around each cue word, the words right after
-    each) of a sentence, or None.
+    each, `REDECIDES` or `POINTS_BACK` when it re-decides, else 0) of a sentence, or None.
 
     Around a cue word means `BEFORE` words before it ("X is deprecated") and `AFTER`
     words after it ("instead of X"), a `[[link]]` counting as one word: what is replaced
@@ -290,8 +363,20 @@ def _windows(sentence: str, title: bool = False) -> tuple[str, str, str] | None:
     kinds: list[str] = []
     spans: list[str] = []
     objects: list[str] = []
+    redecides = 0
     for kind, begin, finish, text in _cue_words(sentence, title):
         kinds.append(kind)
+        lead = sentence[max(0, begin - 30) : begin]
+        if _MODAL.search(lead):
+            redeciding = False
+        elif _REDECIDE.match(text):
+            redeciding = title or bool(_WE.search(lead))
+            if redeciding and _ANAPHORA.match(sentence[finish:]):
+                redecides = max(redecides, POINTS_BACK)
+                redeciding = False
+        else:
+            redeciding = kind in (SUPERSEDE, REPLACE, REVISE) and bool(_SELF.match(sentence))
+        redecides = REDECIDES if redeciding else redecides
         before = [w for w in words if w.end() <= begin][-BEFORE:]
         after = [w for w in words if w.start() >= finish][:AFTER]
         if _FAVOUR.search(text):  # "X in favour of [[Y]]": what follows is the new thing
@@ -306,26 +391,37 @@ def _windows(sentence: str, title: bool = False) -> tuple[str, str, str] | None:
             objects.append(_OBJECT_END.split(sentence[:begin])[-1][-OBJECT_CHARS:])
     if not kinds:
         return None
-    return max(kinds, key=_STRENGTH.__getitem__), "\n".join(spans), "\n".join(objects)
+    kind = max(kinds, key=_STRENGTH.__getitem__)
+    return kind, "\n".join(spans), "\n".join(objects), redecides
 
 
-def _cue(text: str, offset: int, paragraph_links: tuple[str, ...]) -> Cue | None:
+def _cue(text: str, offset: int, paragraph_links: tuple[str, ...], before: str = "") -> Cue | None:
     found = _windows(text, title=offset < 0)
     if found is None:
         return None
-    kind, around, named = found
+    kind, around, named, redecides = found
     where = text if kind == SUPERSEDE else around  # "supersede" is explicit: the sentence
+    if redecides == POINTS_BACK:  # "we are revisiting that decision": the one named before
+        where = f"{before}\n{where}"
     links = tuple(dict.fromkeys(m[1].strip() for m in _LINK.finditer(where)))
+    numbers = _numbers(where)
+    cause = _CAUSE.match(text) if kind != SUPERSEDE else None
+    if cause and not _CUE.search(cause[0]):  # "with ADR 8, ... no longer": the reason
+        links = tuple(link for link in links if f"[[{link}" not in cause[0])
+        numbers = tuple(number for number in numbers if number not in _numbers(cause[0]))
     if kind == SUPERSEDE and not links:
         links = paragraph_links
+    plain = _plain(_NUMBERS.sub(" ", named))
     return Cue(
         _plain(text),
         offset,
         kind,
         frozenset(content_terms(_plain(around))),
         links,
-        _numbers(where),
-        frozenset(content_terms(_plain(named))) - _CUE_TERMS,
+        numbers,
+        frozenset(content_terms(plain)) - _CUE_TERMS,
+        frozenset(_NUMERAL.findall(plain)),
+        redecides == REDECIDES,
     )
 
 
@@ -341,7 +437,7 @@ def cues(note: JudgedNote) -> tuple[Cue, ...]:
         found.append(title)
     for start, paragraph in _paragraphs(note.body):
         paragraph_links = tuple(dict.fromkeys(m[1].strip() for m in _LINK.finditer(paragraph)))
-        position = 0
+        position, before = 0, ""
         for piece in _SENTENCE_END.split(paragraph):
             at = paragraph.find(piece, position)
             position = at + len(piece)
@@ -352,7 +448,8 @@ def cues(note: JudgedNote) -> tuple[Cue, ...]:
                 first = first or (piece, start + at)
             if len(found) >= MAX_CUES:
                 continue
-            cue = _cue(piece, start + at, paragraph_links)
+            cue = _cue(piece, start + at, paragraph_links, before)
+            before = piece
             if cue is not None:
                 found.append(cue)
     if first is not None:
@@ -363,11 +460,12 @@ def cues(note: JudgedNote) -> tuple[Cue, ...]:
 
 
 def number_of(note_id: str) -> int | None:
-    """The decision number an id's topic starts with (`adr-015-…`, `0002-…`), if any."""
+    """The decision number an id's topic starts with (`adr-015-…`, `0002-…`, after a date:
+    `2023-04-26-023-…`), if any."""
     parts = note_id.split("--")
     if len(parts) != 3:
         return None
-    words = parts[1].split("-")
+    words = _TOPIC_DATE.sub("", parts[1]).split("-")
     for size in (1, 2):
         match = _TOPIC_NUMBER.match("-".join(words[:size]))
         if match:
@@ -397,7 +495,10 @@ def _names_subject(cue: Cue, theirs: Profile, idf: Idf) -> bool:
     """What the cue says is replaced lies mostly in the other note's title ("instead of
     Notify" against "Use GOV.UK Notify"): a long object that merely mentions the title's
     word ("instead of writing the verbose configuration data" against "Configuration")
-    names something else."""
+    names something else, and so does one with a number the title lacks ("instead of
+    403 responses" against "JSON responses")."""
+    if cue.numerals - theirs.title_numbers:
+        return False
     return _covered(theirs.title, cue.objects, idf) >= OBJECT_COVER
 
 
@@ -406,6 +507,29 @@ def agrees(cue: Cue, ruled_out: frozenset[str], idf: Idf) -> bool:
     JSON" against "the raw bytes instead of the parsed JSON"): the two agree, and the new
     note replaces nothing of it."""
     return bool(cue.objects) and _covered(ruled_out, cue.objects, idf) >= RESTATED
+
+
+def _referenced(
+    found: tuple[Cue, ...],
+    theirs: Profile,
+    number: int | None,
+    similarity: float,
+) -> Replacement | None:
+    """A cue that re-decides and names no note ("This record replaces our decision to use
+    X", "Revisiting the export") in a note that names `theirs` elsewhere, and at most
+    `MAX_REFERENCED` notes in all: that is the decision it takes again."""
+    reference = next((cue for cue in found if cue.kind == REFERENCE), None)
+    if reference is None or similarity < REFERENCED_FLOOR:
+        return None
+    if theirs.id not in reference.links and (number is None or number not in reference.numbers):
+        return None
+    linked = {number_of(link) for link in reference.links}
+    if len(reference.links) + len(set(reference.numbers) - linked) > MAX_REFERENCED:
+        return None
+    for cue in found:
+        if cue.redecides and not (cue.links or cue.numbers):
+            return Replacement(theirs.id, "referenced", cue, similarity)
+    return None
 
 
 def replacement(  # noqa: PLR0917 - both notes' cues and profiles, their likeness, the weights
@@ -426,13 +550,16 @@ def replacement(  # noqa: PLR0917 - both notes' cues and profiles, their likenes
             return Replacement(theirs.id, "links", cue, similarity)
         if number is not None and number in cue.numbers:
             return Replacement(theirs.id, "number", cue, similarity)
-        if best is not None:
+        if best is not None or cue.kind == REVISE:  # "overrides" names a note, or nothing
             continue
         floor = HISTORY_FLOOR if cue.kind == HISTORY else SUBJECT_FLOOR
         if similarity >= floor and _names_subject(cue, theirs, idf):
             best = Replacement(theirs.id, "subject", cue, similarity)
     if best is not None:
         return best
+    referenced = _referenced(found, theirs, number, similarity)
+    if referenced is not None:
+        return referenced
     title, contained = weighted_overlap(mine.title, theirs.title, idf)
     named = any(
         theirs.id in cue.links or (number is not None and number in cue.numbers) for cue in found
@@ -440,6 +567,8 @@ def replacement(  # noqa: PLR0917 - both notes' cues and profiles, their likenes
     floor = RETAKEN_NAMED_FLOOR if named else RETAKEN_FLOOR
     if title >= RETAKEN_TITLE and contained >= RETAKEN_CONTAINED and similarity >= floor:
         return Replacement(theirs.id, "retaken", None, similarity)
+    if similarity >= RECHOSEN_FLOOR and rechosen(mine.choice, theirs.choice):
+        return Replacement(theirs.id, "rechosen", None, similarity)
     for cue in found:
         if cue.kind != SUPERSEDE or cue.links or cue.numbers or similarity < UNNAMED_FLOOR:
             continue

@@ -111,6 +111,20 @@ def likeness(one: Profile, other: Profile, idf: Idf) -> Likeness:
     return Likeness(score, title, summary, prose, related, in_both)
 
 
+def siblings(one: Profile, other: Profile) -> bool:
+    """Two notes written from one frame about two things ("Library for the forms",
+    "Library for the views"): each title names a telling word that its own prose uses too
+    (what it is about, not a turn of phrase: "stays at 31 GB") and the other note never
+    uses, so they are two lessons, however alike the rest of their words."""
+    mine = [t for t in one.title - other.title if not is_weak(t) and t not in one.title_only]
+    theirs = [t for t in other.title - one.title if not is_weak(t) and t not in other.title_only]
+    return (
+        bool(mine and theirs)
+        and not any(term in other.terms for term in mine)
+        and not any(term in one.terms for term in theirs)
+    )
+
+
 def whole_note(one: Profile, other: Profile, idf: Idf) -> float:
     """The IDF-weighted cosine of two notes' whole-note terms (0..1)."""
     shared = one.terms & other.terms

@@ -14,7 +14,9 @@ sets (eval/curator):
   least one pair of conflicting clauses (`claims.conflicts`);
 - a near duplicate needs a likeness at or above the vault's `near_duplicate_threshold`,
   titles that share something (`DUPLICATE_TITLE`) and no contradiction: two notes that
-  disagree are not one lesson told twice.
+  disagree are not one lesson told twice; nor are two notes from one frame whose titles
+  each name a word the other note never uses (`similarity.siblings`: "Library for the
+  forms", "Library for the views").
 
 `Verdict.kind` is what the rules report for the pair, one finding per pair: a
 replacement the note states, else a contradiction, else a near duplicate, else a
@@ -31,7 +33,7 @@ from dataclasses import dataclass
 from lore.curator.judgement.claims import Claims, Conflict, conflicts
 from lore.curator.judgement.notes import Profile
 from lore.curator.judgement.replacement import Cue, Replacement, agrees, replacement
-from lore.curator.judgement.similarity import Likeness, likeness, subject, whole_note
+from lore.curator.judgement.similarity import Likeness, likeness, siblings, subject, whole_note
 from lore.curator.judgement.terms import Idf
 
 ClaimsOf = Callable[[], Claims]
@@ -47,7 +49,7 @@ DUPLICATE_FLOOR = 0.25
 DUPLICATE_TITLE = 0.05
 
 REPLACEMENT, CONTRADICTION, DUPLICATE = "replacement", "contradiction", "duplicate"
-EXPLICIT = frozenset({"links", "number"})
+EXPLICIT = frozenset({"links", "number", "referenced"})
 
 
 @dataclass(frozen=True)
@@ -57,11 +59,13 @@ class Verdict:
     threshold: float
     similarity: float = 0.0  # the whole-note likeness (`similarity.whole_note`)
     replacement: Replacement | None = None
+    siblings: bool = False  # two notes from one frame about two things (`similarity.siblings`)
 
     @property
     def near_duplicate(self) -> bool:
         return (
             self.conflict is None
+            and not self.siblings
             and self.likeness.score >= self.threshold
             and self.similarity >= DUPLICATE_FLOOR
             and self.likeness.title >= DUPLICATE_TITLE
@@ -112,7 +116,7 @@ def near_duplicate(  # noqa: PLR0917 - the pair, its two readers, the weights an
     conflict = None
     if alike.score >= threshold and similarity >= DUPLICATE_FLOOR:
         conflict = contradiction(mine, my_claims, theirs, their_claims, idf, similarity)
-    return Verdict(alike, conflict, threshold, similarity)
+    return Verdict(alike, conflict, threshold, similarity, siblings=siblings(mine, theirs))
 
 
 def judge(  # noqa: PLR0917 - as near_duplicate, and both notes' replacement cues
@@ -140,4 +144,5 @@ def judge(  # noqa: PLR0917 - as near_duplicate, and both notes' replacement cue
         threshold,
         similarity,
         replaced,
+        siblings(mine, theirs),
     )

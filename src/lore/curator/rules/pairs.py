@@ -31,7 +31,15 @@ from lore.curator.judgement.verdict import REPLACEMENT, Verdict, judge
 POOL = 3 * MAX_CANDIDATES  # candidates read, of which the most alike are judged
 MAX_REPLACED = 3  # replacement findings for one note
 MAX_UNNAMED = 2  # ...of them for "this supersedes ..." naming nothing
-_ORDER = {"links": 0, "number": 1, "subject": 2, "retaken": 3, "unnamed": 4}
+_ORDER = {
+    "links": 0,
+    "number": 1,
+    "subject": 2,
+    "referenced": 3,
+    "retaken": 4,
+    "rechosen": 5,
+    "unnamed": 6,
+}
 _MEMO = "_lore_judged_pairs"
 NOTHING_SHARED: frozenset[str] = frozenset()
 

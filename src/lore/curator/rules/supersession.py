@@ -72,6 +72,10 @@ def _finding(entry: Entry, theirs: Entry, replaced: Replacement) -> Finding:
     if cue is None:
         line = view.line_of_key("title")
         said = f'its title "{quote(view.title or "", 100)}" is nearly {theirs.view.id}\'s'
+        if replaced.how == "rechosen":
+            said = (
+                f'"{quote(view.title or "", 100)}" against "{quote(theirs.view.title or "", 100)}"'
+            )
     else:
         line = view.line_of_key("title") if cue.offset < 0 else view.body_line_at(cue.offset)
         said = f'"{quote(cue.text, 160)}"'
