@@ -15,8 +15,8 @@ Two jobs, neither of which runs the curator (eval/run_real_adr_eval.py calls bot
   labelled from `recorded_pairs`, every pair it prints is either labelled or dismissed
   with a reason.
 
-The batches labelled from `recorded_pairs` alone are RECORDED_ONLY (held-out-2 and
-held-out-3): nobody here read their ADRs before labelling them.
+The batches labelled from `recorded_pairs` alone are RECORDED_ONLY (held-out-2,
+held-out-3 and held-out-4): nobody here read their ADRs before labelling them.
 
 Pure functions over (file name, text) lists: the snapshot reading stays in the script.
 """
@@ -28,7 +28,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-RECORDED_ONLY = frozenset({"held-out-2", "held-out-3"})  # labelled from status lines alone
+# labelled from status lines alone
+RECORDED_ONLY = frozenset({"held-out-2", "held-out-3", "held-out-4"})
 
 # ---- the status lines of an ADR ----
 
@@ -90,6 +91,7 @@ _BACKWARD = re.compile(  # this ADR replaces an earlier one
     r"supersede\s+of|replaces|amends))(?![a-z])",
     re.IGNORECASE,
 )
+_THIS = re.compile(r"\s*this\b", re.IGNORECASE)  # "[ADR-7], which supersedes this decision"
 _BARE_STATUS = re.compile(
     r"\b(?:superseded|superceded|superceeded|deprecated|outdated|obsolete)\b", re.IGNORECASE
 )
@@ -201,17 +203,22 @@ def recorded_pairs(adrs: Iterable[tuple[str, str]]) -> tuple[list[Recorded], lis
                 phrase = f"{bare[0].lower()}, naming"
                 for other in others:
                     pairs.append(Recorded(other, name, kind, "old", place, phrase, line.strip()))
-            for position, (_, end, said_in, match) in enumerate(marks):
+            for position, (start, end, verb_says, match) in enumerate(marks):
                 stop = marks[position + 1][0] if position + 1 < len(marks) else len(line)
                 fragment = line[end:stop]
+                verb = " ".join(match["verb"].lower().split())
+                phrase = f"{verb} {match['by'].lower()}" if verb_says == "old" else verb
+                turned = verb_says == "new" and _THIS.match(fragment) is not None
+                said_in = "old" if turned else verb_says
+                if turned:  # the ADR named before the verb replaces this one
+                    phrase = f"{verb} this"
+                    fragment = line[marks[position - 1][1] if position else 0 : start]
                 others = _resolve(fragment, files, numbers, name)
-                if not others and position + 1 == len(marks) and index + 1 < len(lines):
-                    following = lines[index + 1][1]
+                if not others and not turned and position + 1 == len(marks):
+                    following = lines[index + 1][1] if index + 1 < len(lines) else ""
                     if not (_FORWARD.search(following) or _BACKWARD.search(following)):
                         others = _resolve(following, files, numbers, name)
                 others = [other for other in others if other != name]
-                verb = " ".join(match["verb"].lower().split())
-                phrase = f"{verb} {match['by'].lower()}" if said_in == "old" else verb
                 if not others:
                     if not re.search(r"\bN/?A\b|^[\s|:*_-]*$", fragment, re.I):
                         unresolved.append(f"{name}: {place}: {line.strip()[:160]}")
@@ -243,12 +250,13 @@ def label_problems(
 ) -> list[str]:
     """What is wrong with one repository's labels, as sentences.
 
-    `files`: every file in the manifest's folder at its commit; `kept`: the ADRs the
+    `files`: every file in the manifest's folders at its commit; `kept`: the ADRs the
     eval proposes, in its order; `recorded`: the pairs `recorded_pairs` finds, when the
     repository's labels must come from them (a RECORDED_ONLY batch), else None."""
     name, problems = repository["name"], []
     skip = set(repository.get("skip", []))
-    where = f"{repository['folder'] or '(root)'} at {repository['commit'][:12]}"
+    folders = [repository["folder"], *repository.get("folders", [])]
+    where = f"{' + '.join(f or '(root)' for f in folders)} at {repository['commit'][:12]}"
     labelled: set[tuple[str, str]] = set()
     covered: set[tuple[str, str]] = set()  # labelled or dismissed
     for kind in ("supersession", "related", "hard_negative", "dismissed"):

@@ -3,13 +3,13 @@
     python eval/run_real_adr_eval.py --mirrors DIR                  # tune and held-out
     python eval/run_real_adr_eval.py --mirrors DIR --split tune --show
     python eval/run_real_adr_eval.py --mirrors DIR --record after   # into results.json
-    python eval/run_real_adr_eval.py --mirrors DIR --split held-out-3  # the unseen batch
+    python eval/run_real_adr_eval.py --mirrors DIR --split held-out-4  # the unseen batch
     python eval/run_real_adr_eval.py --mirrors DIR --list-recorded    # labels' source
     python eval/run_real_adr_eval.py --mirrors DIR --check-labels     # labels hold?
 
 Without --split it runs the first two halves (tune, held-out); the later batches
-(held-out-2, held-out-3) run only when asked for by name, so no ordinary run shows
-one before its first run.
+(held-out-2, held-out-3, held-out-4) run only when asked for by name, so no ordinary run
+shows one before its first run.
 --list-recorded and --check-labels read the snapshots but never run the curator.
 
 DIR holds one bare snapshot per repository of eval/curator/real/manifest.toml, as
@@ -53,7 +53,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -102,8 +102,9 @@ GIT_ENV = {
 
 # The repositories split by the salted hash, before anything was tuned. Both halves have
 # since been read while tuning; the ten repositories added after that are "held-out-2"
-# (run once at first sight, then read), and every repository added after those is in
-# "held-out-3", by construction: nothing of it was read before its first run.
+# and the eleven after those "held-out-3" (each batch run once at first sight, then
+# read), and every repository added after those is in "held-out-4", by construction:
+# nothing of it was read before its first run.
 HASH_SPLIT = frozenset(
     {
         "npryce/adr-tools",
@@ -137,18 +138,35 @@ HELD_OUT_2 = frozenset(
         "wikimedia/mediawiki-extensions-Wikibase",
     }
 )
-SPLITS = ("tune", "held-out", "held-out-2", "held-out-3")
+HELD_OUT_3 = frozenset(
+    {
+        "konflux-ci/architecture",
+        "kumahq/kuma",
+        "gardenlinux/gardenlinux",
+        "DFE-Digital/dfe-complete-conversions-transfers-and-changes",
+        "digitalservicebund/ris-backend-service",
+        "DFE-Digital/buy-for-your-school",
+        "alphagov/govuk-design-system-architecture",
+        "JabRef/jabref",
+        "wmde/wbaas-deploy",
+        "univention/decision-records",
+        "cosmos/interchain-security",
+    }
+)
+SPLITS = ("tune", "held-out", "held-out-2", "held-out-3", "held-out-4")
 DEFAULT_SPLITS = ("tune", "held-out")
 
 
 def split_of(repository: str) -> str:
     """The fixed split: for the first repositories, held-out when the first byte of the
-    salted SHA-256 is odd, else tune; the next ten are held-out-2; every repository
-    added after those is held-out-3."""
+    salted SHA-256 is odd, else tune; the next ten are held-out-2, the eleven after them
+    held-out-3; every repository added after those is held-out-4."""
     if repository in HELD_OUT_2:
         return "held-out-2"
-    if repository not in HASH_SPLIT:
+    if repository in HELD_OUT_3:
         return "held-out-3"
+    if repository not in HASH_SPLIT:
+        return "held-out-4"
     digest = hashlib.sha256((SPLIT_SALT + repository).encode()).digest()
     return "held-out" if digest[0] % 2 else "tune"
 
@@ -394,37 +412,61 @@ def _git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
     return done.stdout
 
 
-def folder_files(mirrors: Path, repository: dict[str, Any]) -> list[str] | str:
-    """Every file name in the repository's ADR folder at its commit, or why not."""
+def adr_folders(repository: Mapping[str, Any]) -> list[str]:
+    """The repository's ADR folders: `folder`, then any `folders` read with it as one set
+    (a repository that moves its superseded ADRs to a subfolder, say)."""
+    return [repository["folder"], *repository.get("folders", [])]
+
+
+def folder_paths(mirrors: Path, repository: dict[str, Any]) -> dict[str, str] | str:
+    """Every file name in the repository's ADR folders at its commit, with its path, or
+    why not. An ADR is known by its file name alone, so a name two folders share is
+    refused."""
     git_dir = mirrors / repository["name"].replace("/", "+") / "repo"
     if not git_dir.is_dir():
         return f"no snapshot at {git_dir}"
-    commit, folder = repository["commit"], repository["folder"]
+    commit = repository["commit"]
     base = ["git", f"--git-dir={git_dir}"]
     if subprocess.run([*base, "cat-file", "-e", f"{commit}^{{commit}}"], check=False).returncode:
         return f"commit {commit} is not in {git_dir}"
-    spec = f"{commit}:{folder}" if folder else f"{commit}:"
-    listed = subprocess.run(
-        [*base, "ls-tree", "-z", "--name-only", spec], capture_output=True, text=True, check=False
-    )
-    if listed.returncode:
-        return f"no folder {folder!r} at {commit} in {git_dir}"
-    return [name for name in listed.stdout.split("\0") if name]
+    paths: dict[str, str] = {}
+    for folder in adr_folders(repository):
+        spec = f"{commit}:{folder}" if folder else f"{commit}:"
+        listed = subprocess.run(
+            [*base, "ls-tree", "-z", "--name-only", spec],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if listed.returncode:
+            return f"no folder {folder!r} at {commit} in {git_dir}"
+        for name in (name for name in listed.stdout.split("\0") if name):
+            path = f"{folder}/{name}" if folder else name
+            if name in paths and name.endswith(".md"):
+                return (
+                    f"{paths[name]} and {path} share a file name at {commit}: list one of "
+                    "the two folders only, or skip the file in the manifest"
+                )
+            paths.setdefault(name, path)
+    return paths
+
+
+def folder_files(mirrors: Path, repository: dict[str, Any]) -> list[str] | str:
+    """Every file name in the repository's ADR folders at its commit, or why not."""
+    paths = folder_paths(mirrors, repository)
+    return paths if isinstance(paths, str) else list(paths)
 
 
 def read_texts(mirrors: Path, repository: dict[str, Any]) -> list[tuple[str, str]] | str:
     """(file name, text) of the repository's ADRs in their order, or why they cannot be read."""
-    names = folder_files(mirrors, repository)
-    if isinstance(names, str):
-        return names
+    paths = folder_paths(mirrors, repository)
+    if isinstance(paths, str):
+        return paths
     git_dir = mirrors / repository["name"].replace("/", "+") / "repo"
-    commit, folder = repository["commit"], repository["folder"]
+    commit = repository["commit"]
     skip = set(repository.get("skip", []))
-    files = sorted((n for n in names if n.endswith(".md") and n not in skip), key=_order)
-    return [
-        (name, _show(git_dir, f"{commit}:{folder}/{name}" if folder else f"{commit}:{name}"))
-        for name in files
-    ]
+    files = sorted((n for n in paths if n.endswith(".md") and n not in skip), key=_order)
+    return [(name, _show(git_dir, f"{commit}:{paths[name]}")) for name in files]
 
 
 def _show(git_dir: Path, spec: str) -> str:
@@ -442,11 +484,14 @@ def read_repository(
     if isinstance(texts, str):
         return texts
     git_dir = mirrors / repository["name"].replace("/", "+") / "repo"
-    commit, folder = repository["commit"], repository["folder"]
+    commit = repository["commit"]
+    paths = folder_paths(mirrors, repository)
+    if isinstance(paths, str):
+        return paths
     base = ["git", f"--git-dir={git_dir}"]
     adrs = []
     for name, text in texts:
-        path = f"{folder}/{name}" if folder else name
+        path = paths[name]
         adr = parse_adr(name, text)
         if not adr.date:
             added = subprocess.run(
@@ -740,8 +785,8 @@ def main() -> None:
     parser.add_argument(
         "--split",
         choices=SPLITS,
-        help="one split only (default: tune and held-out; held-out-2 and held-out-3 run only "
-        "by name)",
+        help="one split only (default: tune and held-out; held-out-2, held-out-3 and "
+        "held-out-4 run only by name)",
     )
     parser.add_argument("--repo", help="one repository only (owner/name)")
     parser.add_argument(

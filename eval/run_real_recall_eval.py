@@ -6,9 +6,9 @@
 
 DIR holds the snapshots of the public ADR repositories of the curator's real-decision
 eval (eval/curator/real/manifest.toml, the `tune` and `held-out` repositories; the
-later `held-out-2` and `held-out-3` batches are kept for the curator and not read here), as
-`DIR/<owner>+<name>/repo`. Nothing of them is committed: the ADRs are read with
-`git show` at the manifest's commit and only figures are kept
+later `held-out-2`, `held-out-3` and `held-out-4` batches are kept for the curator and
+not read here), as `DIR/<owner>+<name>/repo`. Nothing of them is committed: the ADRs
+are read with `git show` at the manifest's commit and only figures are kept
 (eval/real_recall/results.json; the queries quote the ADRs, so `--show` prints them and
 they are never stored).
 
@@ -62,7 +62,7 @@ from lore.recall.engine import query_terms, recall  # noqa: E402
 from lore.recall.model import RecallRequest  # noqa: E402
 
 RESULTS = HERE / "real_recall" / "results.json"
-SPLITS = ("tune", "held-out")  # never held-out-2 or held-out-3: kept for the curator
+SPLITS = ("tune", "held-out")  # never the later held-out batches: kept for the curator
 K = 10
 MIN_WORDS = 4  # words of three letters or more left in a query once the reference is out
 MAX_WORDS = 30

@@ -81,13 +81,14 @@ def _labels(*extra: str, without: tuple[str, str] | None = None) -> str:
 MAIL = ("0006-send-mail-directly.md", "0003-send-mail-with-relay.md")
 
 
-@pytest.fixture(params=["held-out-3", "held-out-2"])
+@pytest.fixture(params=["held-out-4", "held-out-3", "held-out-2"])
 def snapshot(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> tuple[Any, Path]:
     """The eval module pointed at a manifest and labels of a snapshot made here, its
-    repository in either batch labelled from the status lines alone: a repository added
-    now is held-out-3 by construction; as held-out-2 it must be one of that batch's ten."""
+    repository in any batch labelled from the status lines alone: a repository added now
+    is held-out-4 by construction; as held-out-2 or held-out-3 it must be named in that
+    batch's list."""
     work = tmp_path / "work"
     (work / "docs" / "adr").mkdir(parents=True)
     for name, text in ADRS.items():
@@ -101,6 +102,8 @@ def snapshot(
     manifest = tmp_path / "manifest.toml"
     if request.param == "held-out-2":
         monkeypatch.setattr(module, "HELD_OUT_2", module.HELD_OUT_2 | {REPO})
+    if request.param == "held-out-3":
+        monkeypatch.setattr(module, "HELD_OUT_3", module.HELD_OUT_3 | {REPO})
     manifest.write_text(
         MANIFEST.replace("COMMIT", git(work, "rev-parse", "HEAD")).replace("SPLIT", request.param),
         "utf-8",
@@ -231,13 +234,20 @@ def test_a_repository_in_the_wrong_split_is_refused(snapshot: tuple[Any, Path]) 
         ("acme/decisions", "tune"),
         ("npryce/adr-tools", "held-out-2"),
         ("npryce/adr-tools", "held-out-3"),
+        ("npryce/adr-tools", "held-out-4"),
         ("nationalarchives/tdr-dev-documentation", "held-out-3"),
+        ("nationalarchives/tdr-dev-documentation", "held-out-4"),
         ("konflux-ci/architecture", "held-out-2"),
+        ("konflux-ci/architecture", "held-out-4"),
+        ("HHS/OPRE-OPS", "held-out-3"),
     )
-    if module.split_of("acme/decisions") == "held-out-2":  # the fixture made it one
-        wrong += (("acme/decisions", "held-out-3"),)
-    else:
-        wrong += (("acme/decisions", "held-out-2"),)
+    # the fixture put acme/decisions in one of the later batches: any other is refused
+    mine = module.split_of("acme/decisions")
+    wrong += tuple(
+        ("acme/decisions", split)
+        for split in ("held-out-2", "held-out-3", "held-out-4")
+        if split != mine
+    )
     for name, split in wrong:
         module.MANIFEST.write_text(
             f'[[repository]]\nname = "{name}"\ncommit = "0"\nfolder = ""\nlicence = ""\n'
@@ -263,6 +273,111 @@ def test_the_list_mode_prints_labels_to_check_without_running_the_curator(
     assert out.count("[[supersession]]") == 4
 
 
+# A repository that moves its superseded ADRs into a subfolder (as docs/adr/deprecated/),
+# with relative links across the two folders, in the forms such repositories use.
+MOVED = {
+    "docs/adr/0002-store-files-in-buckets.md": "# 2. Store files in buckets\n\n## Status\n\n"
+    "Accepted. Replaces [1. Store files on disk](./deprecated/0001-store-files-on-disk.md).\n\n"
+    "## Decision\n\nFiles go to a bucket.\n",
+    "docs/adr/0003-scan-uploads.md": "# 3. Scan uploads\n\n## Status\n\nAccepted\n\n"
+    "## Decision\n\nEvery upload is scanned.\n",
+    "docs/adr/deprecated/0001-store-files-on-disk.md": "# 1. Store files on disk\n\n## Status"
+    "\n\nSuperseded. [2. Store files in buckets](../0002-store-files-in-buckets.md) is newer."
+    "\n\n## Decision\n\nFiles go to the disk.\n",
+}
+MOVED_PAIR = ("0002-store-files-in-buckets.md", "0001-store-files-on-disk.md")
+
+
+def _moved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str]) -> Any:
+    """The eval module pointed at a held-out-4 manifest reading docs/adr and its
+    deprecated/ subfolder as one set, over a snapshot of `files` made here."""
+    work = tmp_path / "work"
+    for path, text in files.items():
+        (work / path).parent.mkdir(parents=True, exist_ok=True)
+        (work / path).write_text(text, encoding="utf-8")
+    git(work, "init", "-q")
+    git(work, "add", "-A")
+    git(work, "commit", "-q", "-m", "decisions")
+    git(tmp_path, "clone", "-q", "--bare", str(work), str(tmp_path / "m" / "acme+moved" / "repo"))
+    module = _load()
+    monkeypatch.setattr(module, "MANIFEST", tmp_path / "manifest.toml")
+    module.MANIFEST.write_text(
+        f'[[repository]]\nname = "acme/moved"\ncommit = "{git(work, "rev-parse", "HEAD")}"\n'
+        'folder = "docs/adr"\nfolders = ["docs/adr/deprecated"]\nlicence = "written for this '
+        'test"\nscope = "moved"\nsplit = "held-out-4"\n',
+        "utf-8",
+    )
+    monkeypatch.setattr(module, "PAIRS", tmp_path / "pairs.toml")
+    module.PAIRS.write_text(
+        f'[[supersession]]\nrepo = "acme/moved"\nnew = "{MOVED_PAIR[0]}"\n'
+        f'old = "{MOVED_PAIR[1]}"\nkind = "full"\nrecorded = "status of both"\n',
+        "utf-8",
+    )
+    return module
+
+
+def test_a_second_folder_is_read_as_part_of_the_repository(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module = _moved(tmp_path, monkeypatch, MOVED)
+    mirrors = tmp_path / "m"
+    (repository,) = module.load_manifest()
+    texts = module.read_texts(mirrors, repository)
+    assert [name for name, _ in texts] == [
+        "0001-store-files-on-disk.md",
+        "0002-store-files-in-buckets.md",
+        "0003-scan-uploads.md",
+    ]
+    assert "Files go to the disk." in texts[0][1]  # read from the subfolder
+    labels = sys.modules["real_adr_labels"]
+    assert set(labels.merged(labels.recorded_pairs(texts)[0])) == {MOVED_PAIR}
+    # the date of an undated ADR comes from the log of its own path, in the subfolder too
+    adrs = module.read_repository(mirrors, repository)
+    assert [adr.date for adr in adrs] == [git(tmp_path / "work", "log", "-1", "--format=%as")] * 3
+    result = module.check_labels(mirrors, module.SPLITS)
+    assert result["problems"] == [] and result["missing"] == {}
+    assert result["checked"]["acme/moved"] == {"adrs": 3, "supersessions": 1, "full": 1}
+    # without the second folder the old ADR is not there, and the check says where it looked
+    module.MANIFEST.write_text(
+        module.MANIFEST.read_text("utf-8").replace('folders = ["docs/adr/deprecated"]\n', ""),
+        "utf-8",
+    )
+    problems = module.check_labels(mirrors, module.SPLITS)["problems"]
+    assert any(f"{MOVED_PAIR[1]} is not in docs/adr at" in problem for problem in problems)
+
+
+def test_two_folders_sharing_a_file_name_are_refused_with_both_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    both = {**MOVED, "docs/adr/deprecated/0003-scan-uploads.md": "# 3. Scan uploads\n"}
+    module = _moved(tmp_path, monkeypatch, both)
+    (repository,) = module.load_manifest()
+    said = module.read_texts(tmp_path / "m", repository)
+    assert isinstance(said, str)
+    assert "docs/adr/0003-scan-uploads.md and docs/adr/deprecated/0003-scan-uploads.md" in said
+    assert module.check_labels(tmp_path / "m", module.SPLITS)["missing"] == {"acme/moved": said}
+
+
+def test_supersedes_this_names_the_successor_not_the_replaced() -> None:
+    """ "revisited in [ADR-7] which supersedes this decision", at the top of ADR 3: ADR 7
+    replaces ADR 3, though the verb is the one a successor uses of what it replaces."""
+    _load()
+    labels = sys.modules["real_adr_labels"]
+    texts = [
+        (
+            "adr-003-keep-data-for-ever.md",
+            "# Keep data for ever\n\n> The retention was revisited in [ADR-7] which supersedes "
+            "this decision.\n\n## Decision\n\nNothing is deleted.\n",
+        ),
+        ("adr-007-keep-data-a-year.md", "# Keep data a year\n\n## Status\n\nAccepted\n"),
+    ]
+    pairs, unresolved = labels.recorded_pairs(texts)
+    assert [(p.new, p.old, p.kind, p.said_in) for p in pairs] == [
+        ("adr-007-keep-data-a-year.md", "adr-003-keep-data-for-ever.md", "full", "old")
+    ]
+    assert unresolved == []
+
+
 def test_the_real_labels_hold_when_the_snapshots_are_here() -> None:
     """Needs the public ADR snapshots (eval/README.md says how to get them); CI has none.
     Reads status lines and checks labels only: the curator never runs here."""
@@ -280,12 +395,13 @@ def test_the_real_labels_hold_when_the_snapshots_are_here() -> None:
     for split, repositories, adrs, supersessions in (
         ("held-out-2", 6, 250, 20),
         ("held-out-3", 8, 300, 15),
+        ("held-out-4", 6, 250, 15),
     ):
         batch = [c for name, c in result["checked"].items() if module.split_of(name) == split]
         assert len(batch) >= repositories, split
         assert sum(c["adrs"] for c in batch) >= adrs, split
         assert sum(c["supersessions"] for c in batch) >= supersessions, split
-    # the labels of both unseen-at-labelling batches are exactly the recorded pairs
+    # the labels of every unseen-at-labelling batch are exactly the recorded pairs
     labels = sys.modules["real_adr_labels"]
     dismissed = {(p["repo"], p["new"], p["old"]) for p in module.load_labels()["dismissed"]}
     for repository in module.load_manifest():
