@@ -74,6 +74,32 @@ _AMEND_OBJECT = re.compile(
 _DECISION_BEFORE = re.compile(
     r"(?:\]\]|\bADR[-\s#:]*\d+|\bdecision|\brecord)\W*(?:\w+\W+){0,2}$", re.IGNORECASE
 )
+# A move said of something else, or of what something makes possible, is not this note's
+# decision: "chains that transition from X" (a relative clause names what moves), "a way
+# to migrate from X", "allows users to switch from X" (a capability the decision offers).
+_SOMEONE_ELSE = re.compile(
+    r"(?:\b(?:that|which|who)|\b(?:a|the) way to|\bhow to|\babilit(?:y|ies) to|\bable to|"
+    r"\ballow(?:s|ing)?(?:\W+\w+){0,2}\W+to|\blets?(?:\W+\w+){0,2})\W+$",
+    re.IGNORECASE,
+)
+# A replacement only hoped for or made possible is not decided: "possibly deprecating X",
+# "it will enable us to retire X" (a supersession is named as such, so it is kept).
+_HOPED = re.compile(
+    r"(?:\b(?:possibly|perhaps|maybe|might|could)|\b(?:enabl|allow)(?:e|es|ed|ing|s)?"
+    r"(?:\W+\w+){0,2}\W+to)\W+$",
+    re.IGNORECASE,
+)
+# "Status: superseded": a record's status line says what became of the record itself.
+_STATUS = re.compile(r"^\W*status\b\W*$", re.IGNORECASE)
+_MOVE = re.compile(r"^(?:mov|migrat|switch|transition)", re.IGNORECASE)
+# What a move starts from must be something: "the switch from not having X to X" and "from
+# no cache to a cache" start from nothing, and "moved from one image to another" names
+# no particular thing; no decision is replaced by either.
+_NOTHING_BEFORE = re.compile(
+    r"^\W*(?:(?:not|no|nothing|none|without)\b|one\b[^.,;:]{0,40}?\bto\W+(?:another|the other)\b)",
+    re.IGNORECASE,
+)
+_UPDATE = re.compile(r"^updat", re.IGNORECASE)
 # "is used to", "can be used to": the passive of `use`, not "we used to ...".
 _PASSIVE_USE = re.compile(r"\b(?:be|is|are|was|were|been|being|get|gets|got)\W+$", re.IGNORECASE)
 
@@ -95,7 +121,16 @@ def cue_words(sentence: str, title: bool) -> list[tuple[str, int, int, str]]:
             continue
         if kind == SWITCH and _MOVED_TEXT.search(lead) and text.lower().startswith("mov"):
             continue
-        amends = text.lower().startswith("amend")
+        if kind != SUPERSEDE and _HOPED.search(lead[-30:]):
+            continue
+        if _STATUS.match(sentence[:start]):
+            continue
+        elsewhere = _SOMEONE_ELSE.search(lead) or _NOTHING_BEFORE.match(sentence[end:])
+        if kind == SWITCH and _MOVE.match(text) and elsewhere:
+            continue
+        # "amends ADR 4", "an update to the earlier decision": of a decision only ("amend
+        # data", "updated to add a field", "updates to the schema" change a thing)
+        amends = text.lower().startswith("amend") or bool(_UPDATE.match(text))
         if amends and not (_AMEND_OBJECT.match(sentence[end:]) or _DECISION_BEFORE.search(lead)):
             continue
         kept.append((kind, start, end, text))

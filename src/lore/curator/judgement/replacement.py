@@ -75,8 +75,9 @@ from lore.curator.judgement.cue_words import (
     SWITCH,
     cue_words,
 )
-from lore.curator.judgement.notes import JudgedNote, Profile
+from lore.curator.judgement.notes import STRUCK, JudgedNote, Profile
 from lore.curator.judgement.terms import Idf, content_terms, is_weak, weighted_overlap, weights
+from lore.curator.judgement.weighing import weighed_lines
 from lore.sanitize.markdown import code_ranges
 
 # "With the introduction of ADR 8, users no longer sign twice": the record named in a
@@ -232,8 +233,8 @@ def _plain(sentence: str) -> str:
 
 def _paragraphs(body: str) -> list[tuple[int, str]]:
     """(offset, text) of the body's paragraphs and list items, outside code, headings,
-    block quotes (someone else's words, as `notes.sections` reads them) and the
-    `## Related` section."""
+    block quotes (someone else's words, as `notes.sections` reads them), lists that weigh
+    an option ("Cons", "Good, because ...": `weighing`) and the `## Related` section."""
     hidden = [
         (start, end)
         for start, end in code_ranges(body)
@@ -248,10 +249,13 @@ def _paragraphs(body: str) -> list[tuple[int, str]]:
             found.append((start, "\n".join(lines)))
             lines.clear()
 
-    for line in body.split("\n"):
+    body = STRUCK.sub(lambda struck: " " * len(struck[0]), body)  # offsets kept
+    lines_of = body.split("\n")
+    weighs = weighed_lines("\n".join(_HEADING.sub("", line) for line in lines_of))
+    for line, weighed in zip(lines_of, weighs, strict=True):
         here = offset
         offset += len(line) + 1
-        if any(begin <= here < end for begin, end in hidden):
+        if weighed or any(begin <= here < end for begin, end in hidden):
             flush()
             continue
         if _HEADING.match(line):
