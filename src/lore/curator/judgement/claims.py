@@ -39,6 +39,7 @@ from dataclasses import dataclass, field, replace
 from lore.curator.judgement.notes import JudgedNote, sections
 from lore.curator.judgement.quantities import NUMBER_WORDS, UNITS, Quantity, quantities
 from lore.curator.judgement.terms import STOP_WORDS, Idf, fold, is_weak, stem, tokens, weights
+from lore.curator.judgement.weighing import WEIGHING, without_weighing
 
 NEGATIONS = frozenset(
     {"not", "no", "never", "cannot", "nor", "without", "none", "neither", "non", "nothing"}
@@ -106,6 +107,7 @@ _CLAUSE_BREAK = re.compile(
     r"which)\b)|\s+(?=(?:but|so that|because|whereas|although|unless)\s)"
 )
 _COLON = re.compile(r":\s+|\s+[—–-]\s+")
+MAX_LABEL_ITEM = 2  # words of a list item that names an option or a field, not a claim
 MIN_LABEL_WORDS = 4  # "Orders and invoices: 10 years", "Pool - size 10": a label and its value
 _AND = re.compile(r"\s+and\s+")
 MIN_AND_SIDE = 3  # content words each side of an "and" needs to be a clause of its own
@@ -119,19 +121,6 @@ _LEADING = re.compile(
 )
 _ACRONYM = re.compile(r"\b[A-Z]{2,6}s?\b")
 _DEFINED = re.compile(r"\(([A-Z]{2,6})s?\)")  # "dead-letter queue (DLQ)"
-# A list that weighs options is no claim of what holds: the items under a "Pros" / "Cons" /
-# "Positive consequences" label, and items marked as a pro or a con ("- + no build step",
-# "* Good, because ..."); nor is the label itself.
-_WEIGHING = re.compile(
-    r"^\s*(?:pros?|cons?|pros?\s*(?:and|&|/)\s*cons?|advantages?|disadvantages?|benefits?|"
-    r"drawbacks?|upsides?|downsides?|(?:positive|negative)(?:\s+consequences?)?)\s*[.:]?\s*$",
-    re.IGNORECASE,
-)
-_MARKED = re.compile(
-    r"^\s*(?:[-*+]|\d+[.)])\s+(?:[+\-−](?:\s|$)|(?:good|bad|neutral|pros?|cons?)\b\s*[,:])",
-    re.IGNORECASE,
-)
-_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
 # "X only provides A" says X provides nothing else: it agrees with "X does not provide B".
 _ONLY = re.compile(r"(?<!not )\bonly\b(?! (?:if|when|once|after|before|until)\b)", re.IGNORECASE)
 MAX_ALTERNATIVE_WORDS = 6
@@ -250,23 +239,6 @@ def _pieces(sentence: str) -> list[str]:
     return pieces
 
 
-def _without_weighing(text: str) -> str:
-    """A section's prose without its lists of pros and cons (`_WEIGHING`, `_MARKED`)."""
-    kept: list[str] = []
-    weighing = dropping = False
-    for line in text.split("\n"):
-        if _WEIGHING.match(line):
-            weighing, dropping = True, False
-            continue
-        if _ITEM.match(line):
-            dropping = weighing or bool(_MARKED.match(line))
-        elif line.strip() and not line[:1].isspace():
-            weighing = dropping = False  # prose again: the list is over
-        if not dropping:
-            kept.append(line)
-    return "\n".join(kept)
-
-
 def _clauses_of(piece: str) -> list[Clause]:
     """The clause of one piece, plus the clause B of an "A, not B" in it."""
     alternative = _ALTERNATIVE.search(piece)
@@ -304,9 +276,9 @@ def claims(note: JudgedNote) -> Claims:
     words: list[str] = []
     definitions: dict[str, frozenset[str]] = {}
     for section, written in texts:
-        if _WEIGHING.match(section):
+        if WEIGHING.match(section):
             continue  # a "## Pros" section weighs an option
-        text = _without_weighing(written)
+        text = without_weighing(written)
         words += tokens(text)
         for match in _DEFINED.finditer(text):
             acronym = fold(match[1])
@@ -318,6 +290,8 @@ def claims(note: JudgedNote) -> Claims:
             sentence = _BULLET.sub("", raw).strip()
             if not sentence or sentence.endswith(":"):
                 continue  # a lead-in ("If it fails, we will:") claims nothing by itself
+            if _BULLET.match(raw) and len(sentence.split()) <= MAX_LABEL_ITEM:
+                continue  # a list item of a word or two is a label: "Optional field"
             for piece in _pieces(" ".join(sentence.split())):
                 found += [replace(c, section=section) for c in _clauses_of(piece) if c.terms]
     unique = {(c.text, c.focus): c for c in found}  # a title repeated in the What is one claim

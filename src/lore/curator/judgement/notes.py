@@ -23,6 +23,8 @@ _RELATED = re.compile(r"^##[ \t]+related\b.*?(?=^##[ \t]|\Z)", re.IGNORECASE | r
 _NOISE = re.compile(r"\[\[[^\]]*\]\]|https?://\S+|\]\([^)]*\)")
 _QUOTED = re.compile(r"^[ \t]{0,3}>.*$", re.MULTILINE)
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)  # unseen when rendered: a template's hints
+# Struck through: words the author withdrew (a struck list item with the remark after it).
+STRUCK = re.compile(r"^[ \t]*~~[^~\n]+~~.*$|~~[^~\n]+~~", re.MULTILINE)
 _WHAT = "what"
 
 
@@ -58,7 +60,8 @@ def _without_fences(body: str) -> str:
 
 def sections(body: str) -> list[tuple[str, str]]:
     """(lower-case heading, prose) of each section; text before any heading has heading ""."""
-    body = _QUOTED.sub("", _RELATED.sub("", _COMMENT.sub(" ", _without_fences(body))))
+    body = _COMMENT.sub(" ", STRUCK.sub(" ", _without_fences(body)))
+    body = _QUOTED.sub("", _RELATED.sub("", body))
     body = _NOISE.sub(" ", body).replace("`", "").replace("**", "").replace("__", "")
     found: list[tuple[str, str]] = []
     heading, start = "", 0

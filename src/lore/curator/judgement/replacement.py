@@ -37,8 +37,7 @@ A cue word says nothing of this note inside a block quote (someone else's words)
 brackets (a link's label or target names another document), in an example ("for
 example", "e.g."), or right after a negation ("we will not replace", "without
 replacement"); "can be used to" is the passive of `use`, not "used to"; and text that
-"was moved from ADR 8" says where the words come from (`_NOT_SAID`, `_NEGATED`,
-`_PASSIVE_USE`, `_MOVED_TEXT`).
+"was moved from ADR 8" says where the words come from (`cue_words`).
 
 A cue that names what the other note itself replaced ("our decision to replace
 Terraform Cloud", about the note that decided it) recalls that note, and one that names
@@ -66,72 +65,21 @@ import re
 from dataclasses import dataclass
 
 from lore.curator.judgement.choices import rechosen
-from lore.curator.judgement.notes import JudgedNote, Profile
+from lore.curator.judgement.cue_words import (
+    CUE,
+    HISTORY,
+    REFERENCE,
+    REPLACE,
+    REVISE,
+    SUPERSEDE,
+    SWITCH,
+    cue_words,
+)
+from lore.curator.judgement.notes import STRUCK, JudgedNote, Profile
 from lore.curator.judgement.terms import Idf, content_terms, is_weak, weighted_overlap, weights
+from lore.curator.judgement.weighing import weighed_lines
 from lore.sanitize.markdown import code_ranges
 
-SUPERSEDE, REPLACE, SWITCH, HISTORY = "supersede", "replace", "switch", "history"
-REVISE = "revise"  # "overrides", "an update to": a cue only where it names a note
-REFERENCE = "reference"  # not a cue: the notes a note links or names by number anywhere
-_CUES = (
-    (SUPERSEDE, r"supersed\w*|supercede\w*|superceed\w*|amend(?:s|ed|ing|ment)?"),
-    (
-        REPLACE,
-        r"replac(?:e|es|ed|ing|ement|ements)|deprecat\w*|obsolete|retir(?:e|es|ed|ing)|"
-        r"decommission\w*|sunset(?:s|ted|ting)?|phas(?:e|es|ed|ing) out",
-    ),
-    (REVISE, r"overrid(?:e|es|ing|den)|overrode|updat(?:e|es|ed|ing) to|revision of"),
-    (
-        SWITCH,
-        r"instead of|in favou?r of|in place of|no longer|stop(?:s|ped|ping)? using|"
-        r"(?:mov|migrat|switch|transition)(?:e|es|ed|ing|s)? (?:away )?from|"
-        r"revert(?:s|ed|ing)?|revisit(?:s|ed|ing)?|reconsider(?:s|ed|ing)?|"
-        r"(?<!can )(?<!could )(?:\bnot|\bnever|(?:do|does|did|wo|should|must)n['’]t) (?:to )?use",
-    ),
-    (HISTORY, r"previously|used to|until now|any ?more|(?:will|shall) now be|from now on"),
-)
-_CUE = re.compile(
-    "|".join(rf"(?P<{kind}>\b(?:{pattern})\b)" for kind, pattern in _CUES), re.IGNORECASE
-)
-# Where a cue word says nothing of this note: inside brackets (a link's label or target
-# names another document: "[Replace the signer](url)", "[[x--0014-replace-y--…]]"), and
-# in an example ("(for example, the Postgres 10 deprecation)", "e.g. ...").
-_NOT_SAID = re.compile(
-    r"\[[^\]\n]*\]|\((?:for example|for instance|e\.?g\.?|eg)\b[^)\n]*\)?"
-    r"|\b(?:for example|for instance|e\.g\.)[^;()\n]*",
-    re.IGNORECASE,
-)
-# A title that is the decision to remove something ("Remove the export proxy", "Drop
-# IPsec") undoes the decision that brought it in: in a title only, where the verb is
-# what the note decides (in prose, "remove" is mostly a step: "remove the lock").
-_TITLE_VERB = re.compile(
-    r"^\W*(remov(?:e|es|ing)|drop(?:s|ping)?|stop(?:s|ping)?|abandon(?:s|ing)?|merg(?:e|es|ing)|"
-    r"discontinu(?:e|es|ing)|delet(?:e|es|ing)|get(?:ting)? rid of)\b",
-    re.IGNORECASE,
-)
-# A negation just before "replace" or "supersede" says nothing is replaced ("we will not
-# replace", "without replacement users"); "no longer" is a cue of its own.
-_NEGATED = re.compile(
-    r"(?:\b(?:not|never|no|without|cannot)|n['’]t)(?:\W+\w+){0,2}\W+$", re.IGNORECASE
-)
-# "The contents of this record were moved from ADR 8": where the text comes from, not a
-# decision taken differently.
-_MOVED_TEXT = re.compile(
-    r"\b(?:contents?|text|sections?|paragraphs?|wording|(?:this|the) (?:document|record|note|"
-    r"page|adr))\b(?:\W+\w+){0,4}?\W+(?:was|were|is|are|been|has been|have been)\W+$",
-    re.IGNORECASE,
-)
-# "Amend" is a cue when what it amends is a decision ("amends ADR 4", "this amends the
-# earlier decision"): "fetch or amend data" edits data, and decides nothing.
-_AMEND_OBJECT = re.compile(
-    r"^\W*(?:to\W+)?(?:(?:the|this|that|these|our|an?|its|their|previous|prior|earlier|"
-    r"existing|original|old)\W+){0,3}(?:decisions?\b|adrs?\b|records?\b|rfcs?\b|"
-    r"polic(?:y|ies)\b|\[\[|#?\d)",
-    re.IGNORECASE,
-)
-_DECISION_BEFORE = re.compile(
-    r"(?:\]\]|\bADR[-\s#:]*\d+|\bdecision|\brecord)\W*(?:\w+\W+){0,2}$", re.IGNORECASE
-)
 # "With the introduction of ADR 8, users no longer sign twice": the record named in a
 # leading "with / since / after / thanks to ..." phrase is why things changed, not what
 # is replaced.
@@ -161,8 +109,6 @@ _ANAPHORA = re.compile(
     re.IGNORECASE,
 )
 _NUMERAL = re.compile(r"\b\d+\b")
-# "is used to", "can be used to": the passive of `use`, not "we used to ...".
-_PASSIVE_USE = re.compile(r"\b(?:be|is|are|was|were|been|being|get|gets|got)\W+$", re.IGNORECASE)
 _LINK = re.compile(r"\[\[([^\]|#\n]+)(?:[|#][^\]\n]*)?\]\]")
 _MD_LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\([^)\n]*\)")
 _URL = re.compile(r"https?://\S+")
@@ -287,8 +233,8 @@ def _plain(sentence: str) -> str:
 
 def _paragraphs(body: str) -> list[tuple[int, str]]:
     """(offset, text) of the body's paragraphs and list items, outside code, headings,
-    block quotes (someone else's words, as `notes.sections` reads them) and the
-    `## Related` section."""
+    block quotes (someone else's words, as `notes.sections` reads them), lists that weigh
+    an option ("Cons", "Good, because ...": `weighing`) and the `## Related` section."""
     hidden = [
         (start, end)
         for start, end in code_ranges(body)
@@ -303,10 +249,13 @@ def _paragraphs(body: str) -> list[tuple[int, str]]:
             found.append((start, "\n".join(lines)))
             lines.clear()
 
-    for line in body.split("\n"):
+    body = STRUCK.sub(lambda struck: " " * len(struck[0]), body)  # offsets kept
+    lines_of = body.split("\n")
+    weighs = weighed_lines("\n".join(_HEADING.sub("", line) for line in lines_of))
+    for line, weighed in zip(lines_of, weighs, strict=True):
         here = offset
         offset += len(line) + 1
-        if any(begin <= here < end for begin, end in hidden):
+        if weighed or any(begin <= here < end for begin, end in hidden):
             flush()
             continue
         if _HEADING.match(line):
@@ -328,30 +277,6 @@ def _paragraphs(body: str) -> list[tuple[int, str]]:
     return found
 
 
-def _cue_words(sentence: str, title: bool) -> list[tuple[str, int, int, str]]:
-    """(kind, start, end, text) of each cue word of a sentence that speaks for the note."""
-    found = [(m.lastgroup, m.start(), m.end(), m.group()) for m in _CUE.finditer(sentence)]
-    if title and (verb := _TITLE_VERB.match(sentence)):
-        found.insert(0, (REPLACE, verb.start(1), verb.end(1), verb[1]))
-    hidden = [(m.start(), m.end()) for m in _NOT_SAID.finditer(sentence)]
-    kept: list[tuple[str, int, int, str]] = []
-    for kind, start, end, text in found:
-        if not kind or any(a <= start < b for a, b in hidden):
-            continue
-        lead = sentence[max(0, start - 40) : start]
-        if kind in (SUPERSEDE, REPLACE) and _NEGATED.search(lead):
-            continue
-        if text.lower() == "used to" and _PASSIVE_USE.search(lead):
-            continue
-        if kind == SWITCH and _MOVED_TEXT.search(lead) and text.lower().startswith("mov"):
-            continue
-        amends = text.lower().startswith("amend")
-        if amends and not (_AMEND_OBJECT.match(sentence[end:]) or _DECISION_BEFORE.search(lead)):
-            continue
-        kept.append((kind, start, end, text))
-    return kept
-
-
 def _windows(sentence: str, title: bool = False) -> tuple[str, str, str, int] | None:
     """(the strongest cue kind, the words around each cue word, the words right after
     each, `REDECIDES` or `POINTS_BACK` when it re-decides, else 0) of a sentence, or None.
@@ -364,7 +289,7 @@ def _windows(sentence: str, title: bool = False) -> tuple[str, str, str, int] | 
     spans: list[str] = []
     objects: list[str] = []
     redecides = 0
-    for kind, begin, finish, text in _cue_words(sentence, title):
+    for kind, begin, finish, text in cue_words(sentence, title):
         kinds.append(kind)
         lead = sentence[max(0, begin - 30) : begin]
         if _MODAL.search(lead):
@@ -406,7 +331,7 @@ def _cue(text: str, offset: int, paragraph_links: tuple[str, ...], before: str =
     links = tuple(dict.fromkeys(m[1].strip() for m in _LINK.finditer(where)))
     numbers = _numbers(where)
     cause = _CAUSE.match(text) if kind != SUPERSEDE else None
-    if cause and not _CUE.search(cause[0]):  # "with ADR 8, ... no longer": the reason
+    if cause and not CUE.search(cause[0]):  # "with ADR 8, ... no longer": the reason
         links = tuple(link for link in links if f"[[{link}" not in cause[0])
         numbers = tuple(number for number in numbers if number not in _numbers(cause[0]))
     if kind == SUPERSEDE and not links:
