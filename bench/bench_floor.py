@@ -93,15 +93,20 @@ def prepare(size: int, workdir: Path, baseline: list[str] | None) -> tuple[Path,
     return vault, other
 
 
+def column_weights(conn: sqlite3.Connection) -> str:
+    """The index's column weights as the floor script takes them: title,tags,body,files."""
+    weights = json.loads(
+        conn.execute("SELECT value FROM meta WHERE key = 'recall_settings'").fetchone()[0]
+    )["weights"]
+    return ",".join(str(weights[c]) for c in ("title", "tags", "body", "files_touched"))
+
+
 def bench_size(
     size: int, workdir: Path, runs: int, baseline: list[str] | None, baseline_name: str
 ) -> dict[str, Any]:
     vault, other = prepare(size, workdir, baseline)
     conn, _ = open_index(vault)
-    weights = json.loads(
-        conn.execute("SELECT value FROM meta WHERE key = 'recall_settings'").fetchone()[0]
-    )["weights"]
-    weight_list = ",".join(str(weights[c]) for c in ("title", "tags", "body", "files_touched"))
+    weight_list = column_weights(conn)
     index = index_path(vault)
     cwd = workdir  # not a git checkout: no repository of the current directory
     env = {**os.environ, "LORE_VAULT": str(vault)}

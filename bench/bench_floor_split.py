@@ -35,7 +35,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
 sys.path.insert(0, str(HERE))
 
-from bench_floor import FLOOR, prepare  # noqa: E402
+from bench_floor import FLOOR, column_weights, prepare  # noqa: E402
 from common import lore_command, print_table, save_result  # noqa: E402
 from lore.index.build import open_index  # noqa: E402
 from lore.paths import index_path  # noqa: E402
@@ -100,10 +100,7 @@ def timed_inside(command: list[str], env: dict[str, str]) -> float:
 def bench_size(size: int, workdir: Path, runs: int) -> dict[str, Any]:
     vault, _ = prepare(size, workdir, None)
     conn, _ = open_index(vault)
-    weights = json.loads(
-        conn.execute("SELECT value FROM meta WHERE key = 'recall_settings'").fetchone()[0]
-    )["weights"]
-    weight_list = ",".join(str(weights[c]) for c in ("title", "tags", "body", "files_touched"))
+    weight_list = column_weights(conn)
     queries, extra = query_classes(4)[CLASS]
     kind = extra[extra.index("--type") + 1]
     env = {**os.environ, "LORE_VAULT": str(vault)}

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from lore.curator.judgement.claims import claims, conflicts
 from lore.curator.judgement.notes import profile
-from lore.curator.judgement.replacement import REFERENCE, cues, number_of, replacement
+from lore.curator.judgement.replacement import REFERENCE, cues, number_of
 from lore.curator.judgement.similarity import siblings
 from lore.curator.judgement.verdict import DUPLICATE_FLOOR, near_duplicate
-from tests.curator.judged import Note, flat
+from tests.curator.judged import Note, flat, replaced_how
 
 INVOICES = Note(
     "bill--adr-006-keep-invoices-in-the-ledger--2024-02-01",
@@ -22,10 +22,7 @@ INVOICES = Note(
 )
 
 
-def judged(new: Note, old: Note, similarity: float = 0.3) -> str | None:
-    """How `new` replaces `old` ("links", "number", ...), or None."""
-    found = replacement(cues(new), profile(old), similarity, flat, profile(new), cues(old))
-    return None if found is None else found.how
+judged = replaced_how
 
 
 def kinds(body: str, title: str = "Invoices") -> list[str]:

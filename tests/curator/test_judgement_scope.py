@@ -10,9 +10,8 @@ from nothing, and "update to" only of a decision.
 from __future__ import annotations
 
 from lore.curator.judgement.claims import claims, conflicts
-from lore.curator.judgement.notes import profile
-from lore.curator.judgement.replacement import REFERENCE, cues, replacement
-from tests.curator.judged import Note, flat
+from lore.curator.judgement.replacement import REFERENCE, cues
+from tests.curator.judged import Note, flat, replaced_how
 
 QUEUE = Note(
     "ops--adr-003-use-the-job-queue--2024-01-01",
@@ -21,9 +20,7 @@ QUEUE = Note(
 )
 
 
-def judged(new: Note, old: Note, similarity: float = 0.3) -> str | None:
-    found = replacement(cues(new), profile(old), similarity, flat, profile(new), cues(old))
-    return None if found is None else found.how
+judged = replaced_how
 
 
 def kinds(body: str) -> list[str]:
