@@ -141,6 +141,7 @@ class Clause:
     heads: frozenset[str] = frozenset()  # what its negations bear on ("share" in "not share")
     only: bool = False  # "X only does A": a restriction, which agrees with "X does not do B"
     section: str = ""  # "title", or the lower-case heading it is under ("what", "why", ...)
+    ordered: frozenset[str] = frozenset()  # what "before"/"after" orders it against
 
 
 @dataclass(frozen=True)
@@ -160,14 +161,18 @@ def _unnegated(condition: re.Match[str]) -> str:
     return " ".join(kept)
 
 
-def _read(text: str) -> tuple[frozenset[str], bool, frozenset[str], frozenset[str]]:
-    """(terms, negated, acronyms, heads) of a clause's words; a head is what a negation
-    bears on: the first telling word after `not`/`never`/..., or a folded antonym."""
+def _read(text: str) -> tuple[frozenset[str], bool, frozenset[str], frozenset[str], frozenset[str]]:
+    """(terms, negated, acronyms, heads, ordered) of a clause's words; a head is what a
+    negation bears on: the first telling word after `not`/`never`/..., or a folded antonym;
+    `ordered` is the first telling word after `before`/`after`: what the clause is ordered
+    against."""
     acronyms = frozenset(fold(match.group().rstrip("s")) for match in _ACRONYM.finditer(text))
     terms: set[str] = set()
     heads: set[str] = set()
     flips = 0
     waiting = False  # a negation waits for the word it bears on
+    ordering = False  # "before"/"after" waits for what it orders against
+    ordered: set[str] = set()
     sides: dict[str, list[bool]] = {}  # each folded antonym: the sides named, in order
     words = tokens(_CONDITION.sub(_unnegated, text))
     if words and words[0] in _TIME_CLAUSE:
@@ -180,6 +185,7 @@ def _read(text: str) -> tuple[frozenset[str], bool, frozenset[str], frozenset[st
             continue
         if token in _ORDER:
             terms.add(token)  # compared at the pair: "before" against "after" is a flip
+            ordering = True
             continue
         if token in ANTONYMS:
             term, flipped = ANTONYMS[token]
@@ -197,6 +203,9 @@ def _read(text: str) -> tuple[frozenset[str], bool, frozenset[str], frozenset[st
             continue
         term = stem(token)
         terms.add(term)
+        if ordering and not is_weak(term):
+            ordered.add(term)
+            ordering = False
         if waiting and not is_weak(term):
             heads.add(term)
             waiting = False
@@ -206,7 +215,7 @@ def _read(text: str) -> tuple[frozenset[str], bool, frozenset[str], frozenset[st
         flips -= sum(sum(sides[term]) for term in both)
         if not any(any(named) for term, named in sides.items() if term not in both):
             heads.discard(_ANTONYM_HEAD)
-    return frozenset(terms), flips % 2 == 1, acronyms, frozenset(heads)
+    return frozenset(terms), flips % 2 == 1, acronyms, frozenset(heads), frozenset(ordered)
 
 
 def _count_content(text: str) -> int:
@@ -245,12 +254,12 @@ def _clauses_of(piece: str) -> list[Clause]:
     if alternative and _count_content(alternative["rest"]) <= MAX_ALTERNATIVE_WORDS:
         chosen = piece[: alternative.start()]
         if _count_content(chosen) >= 2:
-            terms, negated, acronyms, heads = _read(chosen)
+            terms, negated, acronyms, heads, ordered = _read(chosen)
             main = Clause(
                 " ".join(piece.split()), terms, negated, tuple(quantities(fold(chosen))),
-                acronyms=acronyms, heads=heads,
+                acronyms=acronyms, heads=heads, ordered=ordered,
             )  # fmt: skip
-            ruled_out, _, more, _ = _read(alternative["rest"])
+            ruled_out, _, more, _, _ = _read(alternative["rest"])
             focus = ruled_out - terms
             if not focus:
                 return [main]
@@ -260,11 +269,11 @@ def _clauses_of(piece: str) -> list[Clause]:
                 main.text, terms | ruled_out, not negated, (), focus, rival, acronyms | more
             )
             return [main, excluded]
-    terms, negated, acronyms, heads = _read(piece)
+    terms, negated, acronyms, heads, ordered = _read(piece)
     return [
         Clause(
             " ".join(piece.split()), terms, negated, tuple(quantities(fold(piece))),
-            acronyms=acronyms, heads=heads, only=bool(_ONLY.search(piece)),
+            acronyms=acronyms, heads=heads, only=bool(_ONLY.search(piece)), ordered=ordered,
         )
     ]  # fmt: skip
 
@@ -409,6 +418,8 @@ def _with_expansions(clause: Clause, expansions: dict[str, frozenset[str]]) -> f
 def _polarity(
     mine: Clause, theirs: Clause, a: frozenset[str], b: frozenset[str], idf: Idf
 ) -> Conflict | None:
+    if _ORDER & a and _ORDER & b and not mine.ordered & theirs.ordered:
+        a, b = a - _ORDER, b - _ORDER  # "A after parsing", "A before the call": two orders
     folded_a, flips_a = _fold_prefixes(a, b)
     folded_b, flips_b = _fold_prefixes(b, a)
     if (mine.negated ^ (flips_a % 2 == 1)) == (theirs.negated ^ (flips_b % 2 == 1)):
@@ -529,7 +540,9 @@ def conflicts(mine: Claims, theirs: Claims, idf: Idf) -> list[Conflict]:
                     found.append(Conflict("alternative", clause.text, other.text, detail, score))
                 continue
             conflict = _number(clause, other, terms, other_terms, idf, stated)
-            if conflict is None and _comparable(clause, other):
+            # opposite claims deny what the other note decided: its `## Why` tells the
+            # situation then, which a later decision does not deny by deciding
+            if conflict is None and _comparable(clause, other) and other.section != HISTORY:
                 conflict = _polarity(clause, other, terms, other_terms, idf)
             if conflict is not None:
                 found.append(conflict)

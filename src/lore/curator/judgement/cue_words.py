@@ -4,7 +4,9 @@
 something, `_TITLE_VERB`) and drops those that say nothing of the note: inside brackets
 or an example (`_NOT_SAID`), right after a negation (`_NEGATED`), the passive of `use`
 (`_PASSIVE_USE`), text that "was moved from" elsewhere (`_MOVED_TEXT`), and "amend" of
-anything but a decision (`_AMEND_OBJECT`). What a cue replaces, and which note that is,
+anything but a decision (`_AMEND_OBJECT`) or dated as the record's own edit (`_DATED`), a cue
+inside a condition (`_IN_CONDITION`), one about this record's own text (`_OWN_TEXT`), and a
+denied reversal ("does not revisit", `_REVERSAL`). What a cue replaces, and which note that is,
 is `lore.curator.judgement.replacement`'s job.
 """
 
@@ -100,6 +102,21 @@ _NOTHING_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _UPDATE = re.compile(r"^updat", re.IGNORECASE)
+# "Amended: 2020-12-01 - ...", "updated to 2021-03": a dated line tells when this record
+# was edited, not which decision it amends.
+_DATED = re.compile(r"^\W*\d{1,4}[-/.]\d{1,2}(?:[-/.]\d{1,4})?\b")
+# "supersedes earlier references in this ADR": what is superseded is part of this very
+# record (an addendum to its own text), not another decision.
+_OWN_TEXT = re.compile(
+    r"^(?:\W+\w+){0,4}?\W+(?:in|of|within)\W+(?:this|the present)\W+"
+    r"(?:adr|document|record|note|page|section)\b",
+    re.IGNORECASE,
+)
+# "409 if a later submission has already superseded it": "supersede" or "replace" inside
+# a condition says what happens to things in some case, not what this note decides.
+_IN_CONDITION = re.compile(r"\b(?:if|unless|whether)\b[^,;:.()]*$", re.IGNORECASE)
+# "It does not revisit ADR 39", "we will not revert": a negated reversal reverses nothing.
+_REVERSAL = re.compile(r"^(?:revisit|reconsider|revert)", re.IGNORECASE)
 # "is used to", "can be used to": the passive of `use`, not "we used to ...".
 _PASSIVE_USE = re.compile(r"\b(?:be|is|are|was|were|been|being|get|gets|got)\W+$", re.IGNORECASE)
 
@@ -115,7 +132,11 @@ def cue_words(sentence: str, title: bool) -> list[tuple[str, int, int, str]]:
         if not kind or any(a <= start < b for a, b in hidden):
             continue
         lead = sentence[max(0, start - 40) : start]
-        if kind in (SUPERSEDE, REPLACE) and _NEGATED.search(lead):
+        if (kind in (SUPERSEDE, REPLACE) or _REVERSAL.match(text)) and _NEGATED.search(lead):
+            continue
+        if kind in (SUPERSEDE, REPLACE) and _IN_CONDITION.search(lead):
+            continue  # what happens to things in some case ("no longer" keeps its cue)
+        if _OWN_TEXT.match(sentence[end:]):
             continue
         if text.lower() == "used to" and _PASSIVE_USE.search(lead):
             continue
@@ -132,6 +153,8 @@ def cue_words(sentence: str, title: bool) -> list[tuple[str, int, int, str]]:
         # data", "updated to add a field", "updates to the schema" change a thing)
         amends = text.lower().startswith("amend") or bool(_UPDATE.match(text))
         if amends and not (_AMEND_OBJECT.match(sentence[end:]) or _DECISION_BEFORE.search(lead)):
+            continue
+        if amends and _DATED.match(sentence[end:]):
             continue
         kept.append((kind, start, end, text))
     return kept
