@@ -16,7 +16,7 @@ Two jobs, neither of which runs the curator (eval/run_real_adr_eval.py calls bot
   with a reason.
 
 The batches labelled from `recorded_pairs` alone are RECORDED_ONLY (held-out-2,
-held-out-3 and held-out-4): nobody here read their ADRs before labelling them.
+held-out-3, held-out-4 and held-out-5): nobody here read their ADRs before labelling them.
 
 Pure functions over (file name, text) lists: the snapshot reading stays in the script.
 """
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 # labelled from status lines alone
-RECORDED_ONLY = frozenset({"held-out-2", "held-out-3", "held-out-4"})
+RECORDED_ONLY = frozenset({"held-out-2", "held-out-3", "held-out-4", "held-out-5"})
 
 # ---- the status lines of an ADR ----
 

@@ -3,13 +3,13 @@
     python eval/run_real_adr_eval.py --mirrors DIR                  # tune and held-out
     python eval/run_real_adr_eval.py --mirrors DIR --split tune --show
     python eval/run_real_adr_eval.py --mirrors DIR --record after   # into results.json
-    python eval/run_real_adr_eval.py --mirrors DIR --split held-out-4  # the unseen batch
+    python eval/run_real_adr_eval.py --mirrors DIR --split held-out-5  # the unseen batch
     python eval/run_real_adr_eval.py --mirrors DIR --list-recorded    # labels' source
     python eval/run_real_adr_eval.py --mirrors DIR --check-labels     # labels hold?
 
 Without --split it runs the first two halves (tune, held-out); the later batches
-(held-out-2, held-out-3, held-out-4) run only when asked for by name, so no ordinary run
-shows one before its first run.
+(held-out-2, held-out-3, held-out-4, held-out-5) run only when asked for by name, so no
+ordinary run shows one before its first run.
 --list-recorded and --check-labels read the snapshots but never run the curator.
 
 DIR holds one bare snapshot per repository of eval/curator/real/manifest.toml, as
@@ -101,10 +101,10 @@ GIT_ENV = {
 
 
 # The repositories split by the salted hash, before anything was tuned. Both halves have
-# since been read while tuning; the ten repositories added after that are "held-out-2"
-# and the eleven after those "held-out-3" (each batch run once at first sight, then
-# read), and every repository added after those is in "held-out-4", by construction:
-# nothing of it was read before its first run.
+# since been read while tuning; the ten repositories added after that are "held-out-2",
+# the eleven after those "held-out-3" and the eight after those "held-out-4" (each batch
+# run once at first sight, then read), and every repository added after those is in
+# "held-out-5", by construction: nothing of it was read before its first run.
 HASH_SPLIT = frozenset(
     {
         "npryce/adr-tools",
@@ -153,20 +153,35 @@ HELD_OUT_3 = frozenset(
         "cosmos/interchain-security",
     }
 )
-SPLITS = ("tune", "held-out", "held-out-2", "held-out-3", "held-out-4")
+HELD_OUT_4 = frozenset(
+    {
+        "microsoft/semantic-kernel",
+        "microsoft/agent-framework",
+        "nationalarchives/ds-find-caselaw-docs",
+        "HHS/OPRE-OPS",
+        "DEFRA/epr-re-ex-service",
+        "alphagov/search-api",
+        "alphagov/email-alert-api",
+        "alphagov/content-publisher",
+    }
+)
+SPLITS = ("tune", "held-out", "held-out-2", "held-out-3", "held-out-4", "held-out-5")
 DEFAULT_SPLITS = ("tune", "held-out")
 
 
 def split_of(repository: str) -> str:
     """The fixed split: for the first repositories, held-out when the first byte of the
     salted SHA-256 is odd, else tune; the next ten are held-out-2, the eleven after them
-    held-out-3; every repository added after those is held-out-4."""
+    held-out-3, the eight after those held-out-4; every repository added after those is
+    held-out-5."""
     if repository in HELD_OUT_2:
         return "held-out-2"
     if repository in HELD_OUT_3:
         return "held-out-3"
-    if repository not in HASH_SPLIT:
+    if repository in HELD_OUT_4:
         return "held-out-4"
+    if repository not in HASH_SPLIT:
+        return "held-out-5"
     digest = hashlib.sha256((SPLIT_SALT + repository).encode()).digest()
     return "held-out" if digest[0] % 2 else "tune"
 
@@ -785,8 +800,8 @@ def main() -> None:
     parser.add_argument(
         "--split",
         choices=SPLITS,
-        help="one split only (default: tune and held-out; held-out-2, held-out-3 and "
-        "held-out-4 run only by name)",
+        help="one split only (default: tune and held-out; held-out-2, held-out-3, "
+        "held-out-4 and held-out-5 run only by name)",
     )
     parser.add_argument("--repo", help="one repository only (owner/name)")
     parser.add_argument(

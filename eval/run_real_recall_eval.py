@@ -6,8 +6,8 @@
 
 DIR holds the snapshots of the public ADR repositories of the curator's real-decision
 eval (eval/curator/real/manifest.toml, the `tune` and `held-out` repositories; the
-later `held-out-2`, `held-out-3` and `held-out-4` batches are kept for the curator and
-not read here), as `DIR/<owner>+<name>/repo`. Nothing of them is committed: the ADRs
+later `held-out-2` to `held-out-5` batches are kept for the curator and not read
+here), as `DIR/<owner>+<name>/repo`. Nothing of them is committed: the ADRs
 are read with `git show` at the manifest's commit and only figures are kept
 (eval/real_recall/results.json; the queries quote the ADRs, so `--show` prints them and
 they are never stored).

@@ -118,16 +118,18 @@ def test_the_real_adr_split_is_the_one_fixed_before_tuning() -> None:
     module = _load(REAL_ADR_EVAL, "run_real_adr_eval")
     repositories = module.load_manifest()
     assert len(repositories) >= 10
-    splits = {"tune", "held-out", "held-out-2", "held-out-3", "held-out-4"}
+    splits = {"tune", "held-out", "held-out-2", "held-out-3", "held-out-4", "held-out-5"}
     assert {r["split"] for r in repositories} == splits == set(module.SPLITS)
     # the first repositories keep the hash split; the next ten are held-out-2, the eleven
-    # after them held-out-3, and everything added after those is held-out-4
+    # after them held-out-3, the eight after those held-out-4, and everything added after
+    # those is held-out-5
     assert {r["name"] for r in repositories if r["split"] in ("tune", "held-out")} == (
         module.HASH_SPLIT
     )
     assert {r["name"] for r in repositories if r["split"] == "held-out-2"} == module.HELD_OUT_2
     assert {r["name"] for r in repositories if r["split"] == "held-out-3"} == module.HELD_OUT_3
-    assert module.split_of("someone/added-later") == "held-out-4"
+    assert {r["name"] for r in repositories if r["split"] == "held-out-4"} == module.HELD_OUT_4
+    assert module.split_of("someone/added-later") == "held-out-5"
     names = {r["name"] for r in repositories}
     assert {pair["repo"] for pair in module.load_labels()["supersession"]} <= names
 
@@ -136,6 +138,7 @@ def test_the_real_adr_split_is_the_one_fixed_before_tuning() -> None:
     ("argv", "splits"),
     [
         ([], ("tune", "held-out")),
+        (["--split", "held-out-5"], ("held-out-5",)),
         (["--split", "held-out-4"], ("held-out-4",)),
         (["--split", "held-out-3"], ("held-out-3",)),
         (["--split", "held-out-2"], ("held-out-2",)),

@@ -81,14 +81,14 @@ def _labels(*extra: str, without: tuple[str, str] | None = None) -> str:
 MAIL = ("0006-send-mail-directly.md", "0003-send-mail-with-relay.md")
 
 
-@pytest.fixture(params=["held-out-4", "held-out-3", "held-out-2"])
+@pytest.fixture(params=["held-out-5", "held-out-4", "held-out-3", "held-out-2"])
 def snapshot(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> tuple[Any, Path]:
     """The eval module pointed at a manifest and labels of a snapshot made here, its
     repository in any batch labelled from the status lines alone: a repository added now
-    is held-out-4 by construction; as held-out-2 or held-out-3 it must be named in that
-    batch's list."""
+    is held-out-5 by construction; as held-out-2, held-out-3 or held-out-4 it must be
+    named in that batch's list."""
     work = tmp_path / "work"
     (work / "docs" / "adr").mkdir(parents=True)
     for name, text in ADRS.items():
@@ -104,6 +104,8 @@ def snapshot(
         monkeypatch.setattr(module, "HELD_OUT_2", module.HELD_OUT_2 | {REPO})
     if request.param == "held-out-3":
         monkeypatch.setattr(module, "HELD_OUT_3", module.HELD_OUT_3 | {REPO})
+    if request.param == "held-out-4":
+        monkeypatch.setattr(module, "HELD_OUT_4", module.HELD_OUT_4 | {REPO})
     manifest.write_text(
         MANIFEST.replace("COMMIT", git(work, "rev-parse", "HEAD")).replace("SPLIT", request.param),
         "utf-8",
@@ -235,17 +237,20 @@ def test_a_repository_in_the_wrong_split_is_refused(snapshot: tuple[Any, Path]) 
         ("npryce/adr-tools", "held-out-2"),
         ("npryce/adr-tools", "held-out-3"),
         ("npryce/adr-tools", "held-out-4"),
+        ("npryce/adr-tools", "held-out-5"),
         ("nationalarchives/tdr-dev-documentation", "held-out-3"),
         ("nationalarchives/tdr-dev-documentation", "held-out-4"),
         ("konflux-ci/architecture", "held-out-2"),
         ("konflux-ci/architecture", "held-out-4"),
         ("HHS/OPRE-OPS", "held-out-3"),
+        ("HHS/OPRE-OPS", "held-out-5"),
+        ("alphagov/gsp", "held-out-4"),
     )
     # the fixture put acme/decisions in one of the later batches: any other is refused
     mine = module.split_of("acme/decisions")
     wrong += tuple(
         ("acme/decisions", split)
-        for split in ("held-out-2", "held-out-3", "held-out-4")
+        for split in ("held-out-2", "held-out-3", "held-out-4", "held-out-5")
         if split != mine
     )
     for name, split in wrong:
@@ -289,7 +294,7 @@ MOVED_PAIR = ("0002-store-files-in-buckets.md", "0001-store-files-on-disk.md")
 
 
 def _moved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str]) -> Any:
-    """The eval module pointed at a held-out-4 manifest reading docs/adr and its
+    """The eval module pointed at a held-out-5 manifest reading docs/adr and its
     deprecated/ subfolder as one set, over a snapshot of `files` made here."""
     work = tmp_path / "work"
     for path, text in files.items():
@@ -304,7 +309,7 @@ def _moved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str
     module.MANIFEST.write_text(
         f'[[repository]]\nname = "acme/moved"\ncommit = "{git(work, "rev-parse", "HEAD")}"\n'
         'folder = "docs/adr"\nfolders = ["docs/adr/deprecated"]\nlicence = "written for this '
-        'test"\nscope = "moved"\nsplit = "held-out-4"\n',
+        'test"\nscope = "moved"\nsplit = "held-out-5"\n',
         "utf-8",
     )
     monkeypatch.setattr(module, "PAIRS", tmp_path / "pairs.toml")
@@ -396,6 +401,7 @@ def test_the_real_labels_hold_when_the_snapshots_are_here() -> None:
         ("held-out-2", 6, 250, 20),
         ("held-out-3", 8, 300, 15),
         ("held-out-4", 6, 250, 15),
+        ("held-out-5", 5, 300, 30),
     ):
         batch = [c for name, c in result["checked"].items() if module.split_of(name) == split]
         assert len(batch) >= repositories, split
