@@ -272,3 +272,15 @@ def test_an_unreadable_file_is_skipped_with_a_reason(
     data = dry_run(capsys, checkout, folder, extra=("--repo", "payments-api"))
     assert skip_reason(data, "0001-latin1.md") == "not UTF-8 text"
     assert "frontmatter cannot be read" in skip_reason(data, "0002-bad-yaml.md")
+
+
+def test_a_frontmatter_title_names_the_record_and_a_first_heading_is_a_section() -> None:
+    """Sites that render an ADR folder (Jekyll, Docusaurus) keep the title in the
+    frontmatter and open the body with a `# Abstract` section: that is no title."""
+    text = "---\ntitle: Realm description\nstatus: Accepted\n---\n\n# Abstract\n\nWhat a realm is.\n\n## Decision\n\nDescribe realms in one document.\n"
+    record = parse_adr(text, "ADR-110-realm-description.md")
+    assert not isinstance(record, str)
+    assert (record.title, record.number) == ("Realm description", 110)
+    plain = parse_adr("# Abstract\n\n## Decision\n\nDescribe realms.\n", "ADR-111-x.md")
+    assert not isinstance(plain, str)
+    assert plain.title == "Abstract"  # with no frontmatter title, the heading is all there is

@@ -13,8 +13,10 @@
 `parse_adr` returns an `AdrRecord` or the sentence that says why the file is not one
 (a template, an index page, no decision). The decision is the Decision (or Decision
 Outcome) section; a record that has none but a Design, Approach or Solution Overview
-section (design-record sets such as NATS's) is read from that. The title loses its
-numbering ("12. ", "ADR-0012: "); the date comes from the frontmatter, a `Date:` line,
+section (design-record sets such as NATS's) is read from that. The title is the
+frontmatter's `title:` where there is one (sites that render the folder put it there, and
+a first `#` is then a section), else the first `#` heading; it loses its numbering
+("12. ", "ADR-0012: "); the date comes from the frontmatter, a `Date:` line,
 the status line ("Accepted on 2019-05-02") or the file name, in that order, or stays unknown. Links
 to other ADRs are collected from the status and links sections and from any sentence
 of the body that names one explicitly (a link to a `.md` file, or "ADR 5"):
@@ -153,11 +155,12 @@ def parse_adr(text: str, filename: str, folder: str | None = None) -> AdrRecord 
     found = blocks(body)
     title_block = next((b for b in found if b.kind == "heading"), None)
     meta = _metadata(found, fields)
+    # A `title:` in the front matter is the page's title where a site renders the folder
+    # (Jekyll, Docusaurus): the first `#` after it is then a section, such as "Abstract".
     raw_title = (
-        title_block.text
-        if title_block is not None and title_block.level == 1
-        else meta.get("title")
-        or field_text(fields.get("title"))
+        field_text(fields.get("title"))
+        or (title_block.text if title_block is not None and title_block.level == 1 else "")
+        or meta.get("title")
         or _title_from_name(folder or filename)
     )
     if _PLACEHOLDER.search(raw_title) or _STATUS_PLACEHOLDER.search(meta.get("status", "")):
