@@ -281,6 +281,11 @@ def _real_date(year: str, month: str, day: str) -> bool:
     return True
 
 
+def _words(title: str) -> list[str]:
+    """A title's words, lower-cased, without its number: what two spellings share."""
+    return re.findall(r"\w+", _clean_title(title).lower())
+
+
 def parse_adr(file: str, text: str) -> Adr:
     text = text.replace("\r\n", "\n")
     meta: dict[str, str] = {}
@@ -301,6 +306,8 @@ def parse_adr(file: str, text: str) -> Adr:
         text = text[matter.end() :]
     headings = list(_HEADING.finditer(text))
     title_match = next((h for h in headings if len(h[1]) == 1), None)
+    if meta.get("title") and title_match and _words(title_match[2]) != _words(meta["title"]):
+        title_match = None  # the front matter's title names it; a first `#` is a section
     title = title_match[2] if title_match else meta.get("title", "") or Path(file).stem
     start = title_match.end() if title_match else 0
     cuts = [h for h in headings if h.start() >= start and h is not title_match and len(h[1]) <= 2]
