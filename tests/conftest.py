@@ -8,14 +8,20 @@ from pathlib import Path
 import pytest
 
 from lore.vault.seed import seed_files, write_files
-from tests.support import Vault, git
+from tests.support import SUITE_TODAY, Vault, git
 
 
 @pytest.fixture(autouse=True)
 def isolated_home(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> Path:
-    """No test reads or writes the real home, config or vault."""
+    """No test reads or writes the real home, config or vault, or reads the real date.
+
+    `LORE_TODAY` is pinned for every test (a test may pin its own day on top), so an
+    answer that depends on today's date is the same on any day; `.ci/run` runs the
+    suite's date-sensitive tests again with the machine's clock moved ahead
+    (tests/clock_ahead.py) to catch code that reads the real clock instead.
+    """
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("LORE_HOME", str(home / "lore-home"))
@@ -23,6 +29,7 @@ def isolated_home(
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("GIT_TEMPLATE_DIR", "")
+    monkeypatch.setenv("LORE_TODAY", SUITE_TODAY)
     monkeypatch.delenv("LORE_VAULT", raising=False)
     monkeypatch.delenv("GIT_DIR", raising=False)
     monkeypatch.delenv("GIT_WORK_TREE", raising=False)

@@ -13,6 +13,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+# The suite's "today" (`LORE_TODAY`, set for every test by tests/conftest.py unless a test
+# sets its own): the day after the commits below, so no test depends on the real date.
+SUITE_TODAY = "2026-11-02"
+
 GIT_IDENTITY = {
     "GIT_AUTHOR_NAME": "Test Author",
     "GIT_AUTHOR_EMAIL": "author@example.invalid",
