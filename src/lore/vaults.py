@@ -114,11 +114,15 @@ def vault_here(here: Path | None = None) -> VaultRef | None:
 
 
 def registered_here(here: Path | None = None) -> VaultRef | None:
-    """The vault you stand in when it is registered in the user config (named as there);
-    None otherwise. An unregistered look-alike gets one line on stderr and is not used."""
+    """The vault you stand in when it is registered in the user config (named as there)
+    or is the folder `$LORE_VAULT` names; None otherwise. An unregistered look-alike gets
+    one line on stderr and is not used."""
     standing = vault_here(here)
     if standing is None:
         return None
+    env = os.environ.get("LORE_VAULT")
+    if env and _same_folder(Path(env).expanduser(), standing.root):
+        return VaultRef(standing.name, standing.root, ENV)  # the vault the user named
     from lore.config import configured_vaults
 
     try:
