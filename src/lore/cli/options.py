@@ -17,12 +17,12 @@ if TYPE_CHECKING:
     from typing import Any
 
 VAULT_HELP = (
-    "the vault: a folder or the name of a registered vault (default: the vault you stand "
-    "in, then $LORE_VAULT, then the user config's default vault)"
+    "the vault: a folder or the name of a registered vault (default: the registered vault "
+    "you stand in, then $LORE_VAULT, then the user config's default vault)"
 )
 EVERY_VAULT_HELP = (
-    "only this vault: a folder or the name of a registered vault (default: the vault you "
-    "stand in, then $LORE_VAULT, then every registered vault)"
+    "only this vault: a folder or the name of a registered vault (default: the registered "
+    "vault you stand in, then $LORE_VAULT, then every registered vault)"
 )
 
 
