@@ -37,7 +37,7 @@ def redacted_argv(argv: Sequence[str]) -> list[str]:
 
 def scrub(text: str) -> str:
     """`text` with every value the secret scanner recognises replaced by its mask."""
-    from lore.curator.rules.secret_scan import redact, scan_secrets
+    from lore.sanitize.secret_scan import redact, scan_secrets
 
     return redact(text, {match.value for match in scan_secrets(text)})
 

@@ -130,8 +130,8 @@ def _vault_root(flag: str | None) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.curator.report.similar import SHOWN
     from lore.curator.run import curate
+    from lore.curator.similar import SHOWN
 
     if args.from_report is not None:
         return _render_report(args)

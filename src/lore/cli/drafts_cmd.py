@@ -23,10 +23,10 @@ from lore.cli.options import (
 from lore.errors import ExitCode, ProposalError, UsageError
 
 if TYPE_CHECKING:
-    from lore.team.drafts import Draft
-    from lore.team.drafts_expiry import Sweep
-    from lore.team.drafts_propose import Batch
-    from lore.team.drafts_save import Saved
+    from lore.team.drafts.expiry import Sweep
+    from lore.team.drafts.inbox import Draft
+    from lore.team.drafts.propose import Batch
+    from lore.team.drafts.save import Saved
 
 EPILOG = """\
 examples:
@@ -97,7 +97,7 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.team.drafts_expiry import sweep
+    from lore.team.drafts.expiry import sweep
     from lore.vaults import one_vault
 
     root = one_vault(args.vault).root
@@ -123,8 +123,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _list(root: Path, args: argparse.Namespace, swept: Sweep) -> int:
-    from lore.team.drafts import inbox_dir, list_drafts
-    from lore.team.drafts_expiry import expired_dir, list_expired
+    from lore.team.drafts.expiry import expired_dir, list_expired
+    from lore.team.drafts.inbox import inbox_dir, list_drafts
 
     expired = getattr(args, "expired", False)
     drafts = list_expired(root) if expired else list_drafts(root)
@@ -139,7 +139,7 @@ def _list(root: Path, args: argparse.Namespace, swept: Sweep) -> int:
             else draft.summary_json()
             for draft in drafts
         ]
-        from lore.curator.rules.secret_scan import mask_secrets_in
+        from lore.sanitize.secret_scan import mask_secrets_in
 
         rows = mask_secrets_in(rows)  # a draft edited by hand may hold one: never shown
         print_json(versioned({"inbox": str(folder), "drafts": rows, "expired": swept.to_json()}))
@@ -147,7 +147,7 @@ def _list(root: Path, args: argparse.Namespace, swept: Sweep) -> int:
     from rich.table import Table
 
     from lore.cli.output import console, safe
-    from lore.curator.rules.secret_scan import mask_secrets
+    from lore.sanitize.secret_scan import mask_secrets
 
     out = console()
     if not drafts:
@@ -185,12 +185,12 @@ def _list(root: Path, args: argparse.Namespace, swept: Sweep) -> int:
 
 
 def _show(root: Path, args: argparse.Namespace, swept: Sweep) -> int:
-    from lore.team.drafts import find_draft
+    from lore.team.drafts.inbox import find_draft
 
     draft = find_draft(root, args.id)
     if args.json:
         from lore.cli.output import print_json
-        from lore.curator.rules.secret_scan import mask_secrets_in
+        from lore.sanitize.secret_scan import mask_secrets_in
         from lore.versioned import versioned
 
         shown = {**draft.summary_json(), "text": draft.text, "findings": draft.findings}
@@ -202,7 +202,7 @@ def _show(root: Path, args: argparse.Namespace, swept: Sweep) -> int:
 
 def _print_draft(draft: Draft, findings: list[dict[str, Any]]) -> None:
     from lore.cli.output import console, safe
-    from lore.curator.rules.secret_scan import mask_secrets
+    from lore.sanitize.secret_scan import mask_secrets
 
     out = console()
     row = draft.summary_json()
@@ -270,8 +270,8 @@ def _run_editor(path: Path) -> None:
 
 def _edit(root: Path, args: argparse.Namespace, swept: Sweep) -> int:
     from lore.files import write_atomic
-    from lore.team.drafts import FILE_MODE, edit_file, find_draft
-    from lore.team.drafts_save import update_draft
+    from lore.team.drafts.inbox import FILE_MODE, edit_file, find_draft
+    from lore.team.drafts.save import update_draft
 
     draft = find_draft(root, args.id)
     edit = edit_file(draft)
@@ -291,14 +291,14 @@ def _edit(root: Path, args: argparse.Namespace, swept: Sweep) -> int:
 
 
 def _propose(root: Path, args: argparse.Namespace, swept: Sweep) -> int:
-    from lore.team.drafts_propose import prepare, submit
+    from lore.team.drafts.propose import prepare, submit
 
     if args.timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds.")
     if args.resume:
         if args.ids:
             raise UsageError("--resume takes a proposal's name, without draft ids.")
-        from lore.team.changes import resume_change
+        from lore.team.proposals.changes import resume_change
 
         _print_outcome(resume_change(root, args.resume, timeout=args.timeout), None, args.json)
         return ExitCode.OK
@@ -333,7 +333,7 @@ def _propose(root: Path, args: argparse.Namespace, swept: Sweep) -> int:
         except ProposalError as exc:
             if args.json:
                 from lore.cli.output import print_json
-                from lore.team.proposals import failure_json
+                from lore.team.proposals.note import failure_json
 
                 status = "blocked" if blocked else "failed"
                 print_json(failure_json(exc, None, status))
@@ -381,7 +381,7 @@ def _print_outcome(outcome: Any, batch: Batch | None, as_json: bool) -> None:
 
     if as_json:
         if batch is not None:
-            from lore.team.drafts_propose import proposed_json
+            from lore.team.drafts.propose import proposed_json
 
             print_json(proposed_json(outcome, batch))
         else:
@@ -400,7 +400,7 @@ def _print_outcome(outcome: Any, batch: Batch | None, as_json: bool) -> None:
 
 
 def _discard(root: Path, args: argparse.Namespace, swept: Sweep) -> int:
-    from lore.team.drafts import discard_drafts
+    from lore.team.drafts.inbox import discard_drafts
 
     gone = discard_drafts(root, args.ids)
     if args.json:
@@ -414,7 +414,7 @@ def _discard(root: Path, args: argparse.Namespace, swept: Sweep) -> int:
 
 
 def _restore(root: Path, args: argparse.Namespace, swept: Sweep) -> int:
-    from lore.team.drafts_expiry import restore_draft
+    from lore.team.drafts.expiry import restore_draft
 
     draft = restore_draft(root, args.id)
     if args.json:

@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     vault = one_vault(args.vault).root
     if args.resume:
         from lore.cli.output import console, print_json, safe
-        from lore.team.changes import resume_change
+        from lore.team.proposals.changes import resume_change
 
         done = resume_change(vault, args.resume)
         if args.json:

@@ -9,8 +9,8 @@ from lore.cli.options import add_json, add_resume, add_timeout, add_vault
 from lore.errors import ExitCode
 
 if TYPE_CHECKING:
-    from lore.team.branches import Outcome
     from lore.team.garden import GardenPlan
+    from lore.team.proposals.branches import Outcome
 
 EPILOG = """\
 examples:
@@ -47,8 +47,8 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.team.changes import resume_change
     from lore.team.garden import audit, propose_garden
+    from lore.team.proposals.changes import resume_change
     from lore.vaults import one_vault
 
     vault = one_vault(args.vault)

@@ -102,14 +102,14 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.team.draft import split_list
+    from lore.team.drafts.draft import split_list
     from lore.vaults import one_vault
 
     if args.timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds.")
     vault = one_vault(args.vault)
     if args.resume:
-        from lore.team.changes import resume_change
+        from lore.team.proposals.changes import resume_change
 
         outcome = resume_change(vault.root, args.resume, timeout=args.timeout)
         _show_outcomes([outcome], args.json, None)

@@ -41,7 +41,7 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.team.proposal_list import list_proposals
+    from lore.team.proposals.listing import list_proposals
     from lore.vaults import chosen_vaults
 
     if args.names[:1] == ["discard"]:
@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     ]
     if args.json:
         from lore.cli.output import print_json
-        from lore.team.proposal_list import proposals_json
+        from lore.team.proposals.listing import proposals_json
 
         print_json(proposals_json(listings))
         return 0
@@ -90,7 +90,7 @@ def _discard(args: argparse.Namespace) -> int:
     """`lore proposals discard ID…`: remove proposals that never left this machine."""
     from lore.cli.output import notice
     from lore.errors import UsageError
-    from lore.team.proposal_list import discard_proposal
+    from lore.team.proposals.listing import discard_proposal
     from lore.vaults import one_vault
 
     ids = args.names[1:]

@@ -21,9 +21,9 @@ from lore.errors import ExitCode, ProposalError, UsageError
 
 if TYPE_CHECKING:
     from lore.curator.finding import Finding
-    from lore.team.branches import Outcome
-    from lore.team.draft import NoteInput
-    from lore.team.proposals import Proposal
+    from lore.team.drafts.draft import NoteInput
+    from lore.team.proposals.branches import Outcome
+    from lore.team.proposals.note import Proposal
 
 EPILOG = """\
 examples:
@@ -168,7 +168,7 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def _flag_input(args: argparse.Namespace) -> NoteInput | None:
-    from lore.team.draft import NoteInput, split_list
+    from lore.team.drafts.draft import NoteInput, split_list
 
     values: dict[str, Any] = {}
     for key in FLAG_FIELDS:
@@ -183,7 +183,7 @@ def _flag_input(args: argparse.Namespace) -> NoteInput | None:
 
 def _read_input(args: argparse.Namespace) -> tuple[NoteInput, Path | None]:
     """(NoteInput, the editor's draft file when the note came from the editor)."""
-    from lore.team.draft import input_from_json, input_from_note_file
+    from lore.team.drafts.draft import input_from_json, input_from_note_file
 
     flags = _flag_input(args)
     chosen = [bool(flags), bool(args.from_file), args.stdin]
@@ -219,7 +219,7 @@ def _from_editor(args: argparse.Namespace) -> tuple[NoteInput, Path | None]:
     from lore.files import write_atomic
     from lore.paths import lore_home
     from lore.taxonomy import parse_taxonomy
-    from lore.team.draft import editor_template, input_from_note_file
+    from lore.team.drafts.draft import editor_template, input_from_note_file
     from lore.vaults import one_vault
 
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
@@ -283,7 +283,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json and not (args.yes or args.dry_run):
         raise UsageError("--json needs --yes or --dry-run: it cannot ask for confirmation.")
     vault = one_vault(args.vault)
-    from lore.team.proposals import discard, start_proposal, submit
+    from lore.team.proposals.note import discard, start_proposal, submit
 
     proposal = start_proposal(
         vault.root, data, timeout=args.timeout, dry_run=args.dry_run, cwd=Path.cwd()
@@ -335,7 +335,7 @@ def run(args: argparse.Namespace) -> int:
 def _save_draft(args: argparse.Namespace) -> int:
     """`--draft`: check the note and keep it in the drafts inbox (lore.team.drafts)."""
     from lore.cli.drafts_cmd import show_saved
-    from lore.team.drafts_save import DraftRefused, masked, save_draft
+    from lore.team.drafts.save import DraftRefused, masked, save_draft
     from lore.vaults import one_vault
 
     if args.resume or args.dry_run or args.force:
@@ -368,7 +368,7 @@ def _save_draft(args: argparse.Namespace) -> int:
 
 
 def _resume(args: argparse.Namespace) -> int:
-    from lore.team.proposals import resume
+    from lore.team.proposals.note import resume
     from lore.vaults import one_vault
 
     vault = one_vault(args.vault)
@@ -384,7 +384,7 @@ def _resume(args: argparse.Namespace) -> int:
 
 def _json_failure(exc: ProposalError, proposal: Proposal | None) -> int:
     from lore.cli.output import print_json
-    from lore.team.proposals import failure_json
+    from lore.team.proposals.note import failure_json
 
     print_json(failure_json(exc, proposal, "failed"))
     return int(exc.exit_code)
@@ -422,7 +422,7 @@ def _show_outcome(outcome: Outcome, as_json: bool, findings: list[Finding]) -> N
     from lore.cli.output import console, notice, print_json, safe
 
     if as_json:
-        from lore.team.proposals import outcome_json
+        from lore.team.proposals.note import outcome_json
 
         print_json(outcome_json(outcome, findings))
         return

@@ -27,13 +27,13 @@ from lore.curator.context.candidates import note_progress
 from lore.curator.context.model import CheckedFile, CuratorContext
 from lore.curator.context.vault_index import with_vault
 from lore.curator.finding import Finding, count
-from lore.curator.report.similar import SimilarNote, similar_notes
 from lore.curator.review.outcome import ModelReview
 from lore.curator.rules.registry import FAMILIES, stopped
-from lore.curator.rules.secret_scan import redact, scan_secrets
+from lore.curator.similar import SimilarNote, similar_notes
 from lore.errors import ExitCode, UsageError
 from lore.sanitize import sanitize_text
 from lore.sanitize.markdown import sanitize_markdown
+from lore.sanitize.secret_scan import redact, scan_secrets
 
 Progress = Callable[[int, int, str], None]  # (done, total, what is being done)
 

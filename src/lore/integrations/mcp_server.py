@@ -179,8 +179,8 @@ class VaultTools:
         With `draft`, the checked note goes to the user's drafts inbox instead, as
         `lore remember --draft` (a note with a secret is refused: an error, nothing saved).
         """
-        from lore.team.draft import input_from_json
-        from lore.team.proposals import failure_json, outcome_json, start_proposal, submit
+        from lore.team.drafts.draft import input_from_json
+        from lore.team.proposals.note import failure_json, outcome_json, start_proposal, submit
 
         payload = {key: value for key, value in fields.items() if value not in (None, "", [])}
         payload["agent"] = "mcp"
@@ -206,8 +206,8 @@ class VaultTools:
 
     def _draft(self, root: Path, name: str, payload: dict[str, Any]) -> dict[str, Any]:
         """`remember` with `draft: true`: check the note and keep it in the drafts inbox."""
-        from lore.team.draft import input_from_json
-        from lore.team.drafts_save import DraftRefused, save_draft
+        from lore.team.drafts.draft import input_from_json
+        from lore.team.drafts.save import DraftRefused, save_draft
 
         try:
             data = input_from_json(json.dumps(payload), source="the remember tool")
@@ -231,7 +231,7 @@ class VaultTools:
 
     def list_proposals(self) -> dict[str, Any]:
         """The vault's open proposals and their curator status; `lore proposals --json`."""
-        from lore.team.proposal_list import list_proposals, proposals_json
+        from lore.team.proposals.listing import list_proposals, proposals_json
 
         root, name = self._root()
         try:
@@ -329,6 +329,6 @@ def _masked(data: dict[str, Any]) -> dict[str, Any]:
     """`data` with every secret masked, as every view of a note shows it. The scan's
     patterns are compiled at the first answer that holds notes, not at the server's start
     (`initialize` and `tools/list` need none of them)."""
-    from lore.curator.rules.secret_scan import mask_secrets_in
+    from lore.sanitize.secret_scan import mask_secrets_in
 
     return mask_secrets_in(data)

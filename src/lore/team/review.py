@@ -23,14 +23,14 @@ from pathlib import Path
 from typing import Any
 
 from lore.curator.finding import Finding
-from lore.curator.report.similar import SHOWN, SimilarNote, asks_replacement
 from lore.curator.review.outcome import ModelReview
-from lore.curator.rules.secret_scan import mask_secrets
 from lore.curator.run import curate
+from lore.curator.similar import SHOWN, SimilarNote, asks_replacement
 from lore.errors import UsageError
-from lore.team.branches import REMOTE, base_of
-from lore.team.pr_body import LORE_LABEL
-from lore.team.proposal_list import curator_status
+from lore.sanitize.secret_scan import mask_secrets
+from lore.team.proposals.branches import REMOTE, base_of
+from lore.team.proposals.listing import curator_status
+from lore.team.proposals.pr_body import LORE_LABEL
 from lore.vault import gh, git
 from lore.vault.remote import NETWORK_TIMEOUT, GitHubRepo, RemoteError, github_repo
 from lore.vault.remote import fetch as fetch_remote

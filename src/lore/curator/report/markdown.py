@@ -25,7 +25,7 @@ from urllib.parse import quote
 
 from lore.curator.finding import ERROR, Finding
 from lore.curator.report.document import ReportDocument, summary_line
-from lore.curator.report.similar import asks_replacement
+from lore.curator.similar import asks_replacement
 from lore.sanitize import sanitize_field
 
 if TYPE_CHECKING:

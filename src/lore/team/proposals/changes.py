@@ -20,7 +20,7 @@ from pathlib import Path
 
 from lore.errors import GitError, UsageError
 from lore.files import write_atomic
-from lore.team.branches import (
+from lore.team.proposals.branches import (
     BRANCH_PREFIX,
     REMOTE,
     Outcome,

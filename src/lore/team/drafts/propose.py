@@ -32,9 +32,7 @@ from lore.note.ids import ID_PATTERN
 from lore.note.model import Note
 from lore.note.parse import inspect_note
 from lore.paths import NOTES_DIR
-from lore.team.branches import BRANCH_PREFIX, Outcome, taken_names
-from lore.team.changes import ChangeSet, free_change_name, propose_change, start_change
-from lore.team.drafts import (
+from lore.team.drafts.inbox import (
     INBOX,
     Draft,
     draft_ids,
@@ -44,7 +42,9 @@ from lore.team.drafts import (
     read_draft,
     remove_files,
 )
-from lore.team.pr_body import LORE_LABEL, pr_body, pr_labels, pr_title
+from lore.team.proposals.branches import BRANCH_PREFIX, Outcome, taken_names
+from lore.team.proposals.changes import ChangeSet, free_change_name, propose_change, start_change
+from lore.team.proposals.pr_body import LORE_LABEL, pr_body, pr_labels, pr_title
 from lore.vault import git
 from lore.vault.remote import NETWORK_TIMEOUT, github_repo
 from lore.versioned import versioned
@@ -180,7 +180,7 @@ def prepare(root: Path, wanted: list[str], *, timeout: float = NETWORK_TIMEOUT) 
             note = inspect_note(text.encode("utf-8"), f"{NOTES_DIR}/{note_id}.md").note
             if note is not None and not note.author:
                 if author is None:
-                    from lore.team.proposals import find_author
+                    from lore.team.proposals.note import find_author
 
                     author = find_author(root, github_repo(git.remote_url(root, "origin"))) or ""
                 if author:

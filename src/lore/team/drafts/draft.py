@@ -225,7 +225,7 @@ def default_scope(data: NoteInput) -> str:
 
 
 def _without_secrets(text: str) -> str:
-    from lore.curator.rules.secret_scan import redact, scan_secrets
+    from lore.sanitize.secret_scan import redact, scan_secrets
 
     return redact(text, {match.value for match in scan_secrets(text)})
 
