@@ -1,7 +1,7 @@
 """`lore drafts`: the local inbox of checked notes not yet proposed (list, show, edit, …).
 
-Argument parsing and output only: the inbox is `lore.team.drafts`, its expiry
-`lore.team.drafts_expiry` and proposing `lore.team.drafts_propose`.
+Argument parsing and output only: the inbox is `lore.team.drafts.inbox`, its expiry
+`lore.team.drafts.expiry` and proposing `lore.team.drafts.propose`.
 """
 
 from __future__ import annotations

@@ -333,7 +333,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _save_draft(args: argparse.Namespace) -> int:
-    """`--draft`: check the note and keep it in the drafts inbox (lore.team.drafts)."""
+    """`--draft`: check the note and keep it in the drafts inbox (lore.team.drafts.inbox)."""
     from lore.cli.drafts_cmd import show_saved
     from lore.team.drafts.save import DraftRefused, masked, save_draft
     from lore.vaults import one_vault

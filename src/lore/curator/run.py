@@ -6,7 +6,7 @@ the whole vault), reads the vault the change joins through the index
 family of the registry (a full audit a batch of notes at a time: `lore.curator.audit`),
 and returns the sorted findings with a preview of each note
 as an agent will see it, and, when asked, the notes most like each one
-(`lore.curator.report.similar`). A family that fails unexpectedly becomes an error finding,
+(`lore.curator.similar`). A family that fails unexpectedly becomes an error finding,
 so a broken rule blocks a pull request instead of waving it through; an error of the
 index is not a rule's: it goes up to `read_index`, which heals the index and runs the
 review again. Every output is scrubbed of the secret values the secret rules found.

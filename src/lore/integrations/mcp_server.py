@@ -20,7 +20,7 @@ Tools, in this order (every name a plain Python identifier, which some hosts nee
   branch `lore/<id>` in a separate worktree; never a write to main), labelled
   `agent-authored`; a note the curator blocked is an error result (`isError: true`);
   with `draft: true`, the checked note goes to the user's local drafts inbox instead
-  (`lore remember --draft`, `lore.team.drafts`), never pushed;
+  (`lore remember --draft`, `lore.team.drafts.inbox`), never pushed;
 - `list_proposals()`: the vault's open proposals and their curator status;
 - `taxonomy()`: the vault's types, tags and repos and its conventions, sanitized, the
   same library call as `lore taxonomy --json`.

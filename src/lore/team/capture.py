@@ -17,7 +17,7 @@ Optional, and never automatic: the user runs it on one session log. The steps:
    written in the vault's format. One call, bounded by `timeout`.
 4. The answer is untrusted too: strict JSON, at most `MAX_NOTES` notes, known keys
    only, strings cut to size. Each candidate becomes a `NoteInput`, and all of them are
-   checked together by the curator and saved as drafts (`lore.team.drafts`); a
+   checked together by the curator and saved as drafts (`lore.team.drafts.inbox`); a
    candidate with a secret is refused like any draft. Nothing is proposed: the user
    reads the drafts and proposes those worth keeping (`lore drafts`).
 """

@@ -7,7 +7,7 @@ change exactly as CI does (`curate(base=…, head=…)`) and gather, for each no
 change adds or edits: the file as merged, what an agent will see of it (the
 sanitised preview), and the most similar active notes already in the vault — the
 candidates the curator's replacement, duplicate and contradiction rules judge, with the
-same judgement on each pair (`lore.curator.report.similar`): a likely replacement,
+same judgement on each pair (`lore.curator.similar`): a likely replacement,
 duplicate or contradiction is marked, with the sentence or clauses behind it, and notes
 alike in nothing but common words are left out. When nothing is flagged the list asks
 "does this replace one of these?" (`ReviewedNote.asks_replacement`). The optional model

@@ -4,7 +4,7 @@ Every input becomes a `NoteInput`, then a `Note` with the date, the author and a
 `{scope}--{topic}--{date}`, rendered the way lore writes every note. The JSON an agent
 sends is checked strictly (unknown keys and wrong types are errors naming the key),
 so a typo cannot silently drop a field. Nothing here touches git: choosing an id that
-is unique in the vault, and proposing the note, is `lore.team.proposals`.
+is unique in the vault, and proposing the note, is `lore.team.proposals.note`.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ filled in from `gh api user`. Then the curator checks them all together against 
 fetched default branch, so a draft that repeats another draft of the batch is flagged
 as well. The caller shows the findings and asks; `submit` then refuses a batch with a
 secret anywhere (whatever the flags) or with curator errors (unless `force`), and
-otherwise commits the notes as one change set (`lore.team.changes`) on `lore/<name>`
+otherwise commits the notes as one change set (`lore.team.proposals.changes`) on `lore/<name>`
 in a worktree of its own and publishes it like every proposal: one pull request.
 
 Once that commit exists the drafts leave the inbox, since the branch holds them; when
@@ -50,7 +50,7 @@ from lore.vault.remote import NETWORK_TIMEOUT, github_repo
 from lore.versioned import versioned
 
 MAX_BODY_CHARS = 60_000  # GitHub refuses a pull request body over 65,536 characters
-_NAME_LIMIT = 100  # a change's name (lore.team.changes)
+_NAME_LIMIT = 100  # a change's name (lore.team.proposals.changes)
 
 
 @dataclass

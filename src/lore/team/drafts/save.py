@@ -6,7 +6,7 @@ secret is refused (`DraftRefused`): it is never written, and the refusal shows o
 mask. Several notes are checked together (`lore capture`'s candidates), so one that
 repeats another is flagged too. An edit is checked again the same way (`update_draft`);
 an edit with a secret leaves the draft as it was and is kept beside it, masked.
-The store itself is `lore.team.drafts`.
+The store itself is `lore.team.drafts.inbox`.
 """
 
 from __future__ import annotations

@@ -15,8 +15,8 @@ with `resume` (`lore remember --resume <id>`). A note with a secret is never
 committed or pushed, whatever the flags.
 
 The branch, its metadata and publishing (push, pull request, and what to say when
-either fails) are `lore.team.branches`, which the gardener's and drift's change sets
-(`lore.team.changes`) share.
+either fails) are `lore.team.proposals.branches`, which the gardener's and drift's change sets
+(`lore.team.proposals.changes`) share.
 """
 
 from __future__ import annotations
