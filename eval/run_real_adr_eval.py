@@ -19,7 +19,7 @@ at the manifest's commit, converted to notes in a temporary vault, and only figu
 kept.
 
 For each repository, the ADRs are ordered by their number. Each one is proposed, as
-`lore remember` proposes a draft (`curate(drafts=…, at=…)`), against a vault of the
+`lore remember` proposes a draft (`curate(Drafts(…, at=…))`), against a vault of the
 ADRs before it, without any `supersedes`; the vault's own notes carry the full
 supersessions the authors recorded (eval/curator/real/pairs.toml), so a replaced ADR is
 out of recall for the ADRs after its successor. What the curator says about each
@@ -68,6 +68,7 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 from lore.curator.run import curate  # noqa: E402
+from lore.curator.target import Drafts  # noqa: E402
 from real_adr_labels import (  # noqa: E402
     check_repository,
     print_check,
@@ -575,7 +576,7 @@ def propose_all(
             head = _git(root, "rev-parse", "HEAD").strip()
             draft = note_text(adr, scope, link_ids, [])
             result = curate(
-                root, drafts={f"notes/{nid}.md": draft.encode()}, at=head, today=TODAY, similar=3
+                root, Drafts({f"notes/{nid}.md": draft.encode()}, at=head), today=TODAY, similar=3
             )
             proposal = Proposal(repository["name"], repository["split"], adr.file, nid)
             known = set(ids.values()) - {nid}
