@@ -61,7 +61,18 @@ def recall_in_index(
     today: date | None = None,
     statistics: Statistics | None = None,
 ) -> RecallResult:
-    """Recall from an open index; `statistics` (several vaults' together) sets the idf."""
+    """Recall from an open index; `statistics` (several vaults' together) sets the idf.
+
+    Several phrasings (`request.also`) are each ranked on this connection and fused
+    (`lore.recall.fusion`).
+    """
+    if request.also:
+        from lore.recall.fusion import recall_fused
+
+        return recall_fused(
+            request,
+            lambda one: recall_in_index(conn, one, today=today, statistics=statistics),
+        )
     aliases, settings, version, branch = _meta(conn)
     plan = build_query(request.query, aliases)
     result = RecallResult(
