@@ -81,13 +81,19 @@ def merged_plan(plans: Sequence[QueryPlan]) -> QueryPlan:
 
 
 def recall_fused(
-    request: RecallRequest, recall_one: Callable[[RecallRequest], RecallResult]
+    request: RecallRequest,
+    recall_one: Callable[[RecallRequest], RecallResult],
+    finish: Callable[[list[Hit]], None] | None = None,
+    *,
+    whole_rankings: bool = False,
 ) -> RecallResult:
     """Recall each phrasing of `request` with `recall_one`, then fuse their rankings.
 
     `recall_one` answers a request of one phrasing (the index's or the scan's recall,
     on the connection or files already open); the result is the first one's, with the
-    fused hits, every phrasing's ranking and plan, and the notices of all.
+    fused hits, every phrasing's ranking and plan, and the notices of all. `finish`
+    completes hits that `recall_one` left bare (snippets: made only for what is shown):
+    the fused hits, or every hit of every ranking with `whole_rankings`.
     """
     deep = depth(request.limit)
     results = [
@@ -98,7 +104,14 @@ def recall_fused(
     result.plans = [one.plan for one in results]
     result.phrasings = [one.query for one in results]
     result.plan = merged_plan(result.plans)
+    if finish is not None and whole_rankings:
+        for index, ranking in enumerate(result.rankings):
+            for hit in ranking:
+                hit.phrasing = index
+            finish(ranking)
     result.hits = [hit for _, hit in fuse(result.rankings, request.limit, lambda hit: hit.id)]
+    if finish is not None and not whole_rankings:
+        finish(result.hits)
     for one in results[1:]:
         result.notices += [text for text in one.notices if text not in result.notices]
     return result
