@@ -1,9 +1,11 @@
 """Several phrasings of one question in one recall (`--or`, MCP `also`), fused by rank.
 
 An agent that names the subject in the words the team's note would use, and then tries
-other vocabulary, finds more of the notes it is after than with either phrasing alone
-(eval/README.md, "Agents' own queries"). Each phrasing is ranked exactly as a query of
-its own (boosts, filters, aliases, active notes only), to `depth(limit)` hits, and the
+other vocabulary, finds more of the notes it is after: on real decision records, two
+phrasings by one agent, fused, put the answer in the first ten for 84 % of prompts,
+against 79 % with one (the measurement issue 30 started from; the real-recall eval's
+agent-query mode, eval/README.md, measures it on lore). Each phrasing is ranked exactly
+as a query of its own (boosts, filters, aliases, active notes only), to `depth(limit)` hits, and the
 rankings are fused by reciprocal rank (Cormack, Clarke and Büttcher, SIGIR 2009): a
 note's fused score is the sum, over the phrasings that found it, of
 1 / (`RRF_K` + its rank), divided by what first place under every phrasing would give,
