@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
@@ -222,15 +221,3 @@ def test_bad_phrasings_are_one_sentence_and_exit_2(
     assert main(["recall", *args]) == 2
     err = capsys.readouterr().err
     assert says in err and "Traceback" not in err
-
-
-def test_the_fast_path_reads_or_as_argparse_does(tmp_path: Path) -> None:
-    from lore.cli import recall_cmd
-    from lore.cli.main import build_parser
-    from lore.cli.recall_args import parse_plain
-
-    argv = ["pgbouncer", "pooling", "--or", "pg pool", "--or=connection limit", "--json"]
-    fast = parse_plain(argv, handler=recall_cmd.run)
-    assert fast is not None
-    assert vars(fast) == vars(build_parser(only="recall").parse_args(["recall", *argv]))
-    assert fast.also == ["pg pool", "connection limit"]

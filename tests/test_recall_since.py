@@ -165,3 +165,22 @@ def test_a_vault_without_git_has_no_history_to_list(
     monkeypatch.setenv("LORE_VAULT", str(vault.root))
     assert main(["recall", "--since", "2026-11-01"]) == 2
     assert "has no git history" in capsys.readouterr().err
+
+
+def test_a_commit_of_an_unmerged_branch_shows_nothing_of_that_branch(
+    history: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Only the reviewed branch's history and notes are listed, whatever commit is named:
+    a pull request's own commit shows none of its notes."""
+    root = Path(os.environ["LORE_VAULT"])
+    unreviewed = "billing--skip-the-ledger--2026-11-20"
+    (root / "notes" / f"{unreviewed}.md").write_text(
+        note_text("Skip the ledger for refunds", tags="[service/billing]"), encoding="utf-8"
+    )
+    proposal = commit_on(root, "2026-11-20", "an unreviewed note", branch="lore/skip")
+    subprocess.run(["git", "checkout", "-q", "main"], cwd=root, check=True)
+    for since in (proposal, "2026-11-01"):
+        data = changes(capsys, "--since", since)
+        shown = json.dumps(data)
+        assert unreviewed not in shown and "Skip the ledger" not in shown, since
+    assert listed(changes(capsys, "--since", history["start"]))[0] == (GOTCHA, "added")
