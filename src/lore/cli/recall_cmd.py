@@ -106,7 +106,8 @@ def register(sub: Any, name: str, help_text: str) -> None:
     parser.add_argument(
         "--explain",
         action="store_true",
-        help="show how each score was made: each term's idf and BM25, then each boost",
+        help="show how each score was made: each term's idf and BM25, then each boost "
+        "(with --or, each phrasing's rank of every hit too)",
     )
     add_json(parser)
     add_vault(parser, every=True)
@@ -120,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
 
     query = " ".join(args.query).strip()
     also = tuple(" ".join(text.split()) for text in args.also)
-    since = getattr(args, "since", None)
+    since = args.since
     if also and not query:
         raise UsageError(
             "--or gives another phrasing of the query, and there is no query.",
