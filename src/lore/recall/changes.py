@@ -21,11 +21,11 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from lore.errors import UsageError
+from lore.paths import NOTES_DIR
 from lore.recall.model import Hit, RecallRequest
 from lore.recall.ranker import filter_sql
 from lore.record import Record
 from lore.sanitize import sanitize_field
-from lore.vaults import VaultRef
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,8 +34,8 @@ if TYPE_CHECKING:
     from lore.index.build import IndexState
     from lore.recall.filters import Filters
     from lore.recall.model import MultiResult
+    from lore.vaults import VaultRef
 
-NOTES_FOLDER = "notes"
 _COLUMNS = (
     "n.id, n.title, n.path, n.type, n.repo, n.tag_list, n.confidence, n.date, n.author, "
     "n.summary, n.active, n.inactive_reason"
@@ -137,6 +137,7 @@ def _changes(
 ) -> VaultChanges:
     from lore.vault.git import resolve_commit
     from lore.vault.history import log_changes
+    from lore.vault.snapshot import is_note_path
 
     if state.kind != "git" or not state.version:
         raise UsageError(
@@ -146,7 +147,7 @@ def _changes(
     tip = state.version
     if since.day is not None:
         earlier = (since.day - timedelta(days=1)).isoformat()  # git's --since reads a time
-        logged = log_changes(root, [tip], since=earlier, paths=[NOTES_FOLDER], landed=True)
+        logged = log_changes(root, [tip], since=earlier, paths=[NOTES_DIR], landed=True)
         day = since.day.isoformat()
         logged = [commit for commit in logged if commit.date[:10] >= day]
         start = None
@@ -158,7 +159,7 @@ def _changes(
                 f"'{shown}' is neither a date (YYYY-MM-DD) nor a commit of the vault at {root}.",
                 fix="Give a day such as 2026-11-01, or a commit from `git -C VAULT log`.",
             )
-        logged = log_changes(root, [f"{start}..{tip}"], paths=[NOTES_FOLDER], landed=True)
+        logged = log_changes(root, [f"{start}..{tip}"], paths=[NOTES_DIR], landed=True)
     first: dict[str, bool] = {}  # path -> it was there before the first change listed
     last: dict[str, tuple[int, str, str]] = {}  # path -> (order, commit, date) of its last
     for order, commit in enumerate(logged):
@@ -167,7 +168,7 @@ def _changes(
             if change.status == "R" and change.old_path:
                 touched = [(change.old_path, "D"), (change.path, "A")]
             for path, status in touched:
-                if not _is_note(path):
+                if not is_note_path(path):
                     continue
                 first.setdefault(path, status != "A")
                 last[path] = (order, commit.sha, commit.date)
@@ -202,13 +203,8 @@ def _changes(
     )
 
 
-def _is_note(path: str) -> bool:
-    prefix = NOTES_FOLDER + "/"
-    return path.startswith(prefix) and path.endswith(".md") and "/" not in path[len(prefix) :]
-
-
 def _note_id(path: str) -> str:
-    return path[len(NOTES_FOLDER) + 1 : -len(".md")]
+    return path[len(NOTES_DIR) + 1 : -len(".md")]
 
 
 def _present(conn: sqlite3.Connection, path: str) -> bool:
