@@ -1,7 +1,7 @@
 """Recall with two phrasings (`--or`) against a single recall, whole process, in turns.
 
     python bench/bench_phrasings.py                       # 10k notes
-    python bench/bench_phrasings.py --sizes 10000 100000 --workdir /tmp/lore-bench
+    python bench/bench_phrasings.py --sizes 10000 100000 --workdir DIR
 
 The bar (issue 30): `lore recall Q --or ALT --json` within 1.3x of `lore recall Q --json`,
 each a fresh process of the installed console script, at 10k notes. Both answer in one

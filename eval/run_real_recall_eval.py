@@ -424,7 +424,7 @@ def main() -> None:
         if args.write_material.resolve().is_relative_to(HERE.parent.resolve()):
             raise SystemExit(
                 f"{args.write_material} is inside this repository; the material quotes the "
-                "ADRs, which are never committed: write it elsewhere (e.g. /tmp)."
+                "ADRs, which are never committed: write it to a folder outside it."
             )
         agent_mode(args.mirrors, material=args.write_material)
         return
