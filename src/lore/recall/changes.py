@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from lore.index.build import IndexState
     from lore.recall.filters import Filters
     from lore.recall.model import MultiResult
+    from lore.vault.history import LoggedCommit
     from lore.vaults import VaultRef
 
 _COLUMNS = (
@@ -135,8 +136,6 @@ def changed_since(root: Path, since: Since, request: RecallRequest) -> VaultChan
 def _changes(
     conn: sqlite3.Connection, root: Path, state: IndexState, since: Since, request: RecallRequest
 ) -> VaultChanges:
-    from lore.vault.git import resolve_commit
-    from lore.vault.history import log_changes
     from lore.vault.snapshot import is_note_path
 
     if state.kind != "git" or not state.version:
@@ -145,21 +144,7 @@ def _changes(
             fix="Search it with a query instead.",
         )
     tip = state.version
-    if since.day is not None:
-        earlier = (since.day - timedelta(days=1)).isoformat()  # git's --since reads a time
-        logged = log_changes(root, [tip], since=earlier, paths=[NOTES_DIR], landed=True)
-        day = since.day.isoformat()
-        logged = [commit for commit in logged if commit.date[:10] >= day]
-        start = None
-    else:
-        start = resolve_commit(root, since.text)
-        if start is None:
-            shown = sanitize_field(since.text)[:60]
-            raise UsageError(
-                f"'{shown}' is neither a date (YYYY-MM-DD) nor a commit of the vault at {root}.",
-                fix="Give a day such as 2026-11-01, or a commit from `git -C VAULT log`.",
-            )
-        logged = log_changes(root, [f"{start}..{tip}"], paths=[NOTES_DIR], landed=True)
+    logged, start = _landed_since(root, tip, since)
     first: dict[str, bool] = {}  # path -> it was there before the first change listed
     last: dict[str, tuple[int, str, str]] = {}  # path -> (order, commit, date) of its last
     for order, commit in enumerate(logged):
@@ -201,6 +186,27 @@ def _changes(
         from_commit=start,
         more=max(0, len(listed) - request.limit),
     )
+
+
+def _landed_since(root: Path, tip: str, since: Since) -> tuple[list[LoggedCommit], str | None]:
+    """The commits that landed on the reviewed branch since `since` (newest first), and the
+    commit `since` names (None for a day)."""
+    from lore.vault.git import resolve_commit
+    from lore.vault.history import log_changes
+
+    if since.day is not None:
+        earlier = (since.day - timedelta(days=1)).isoformat()  # git's --since reads a time
+        logged = log_changes(root, [tip], since=earlier, paths=[NOTES_DIR], landed=True)
+        day = since.day.isoformat()
+        return [commit for commit in logged if commit.date[:10] >= day], None
+    start = resolve_commit(root, since.text)
+    if start is None:
+        shown = sanitize_field(since.text)[:60]
+        raise UsageError(
+            f"'{shown}' is neither a date (YYYY-MM-DD) nor a commit of the vault at {root}.",
+            fix="Give a day such as 2026-11-01, or a commit from `git -C VAULT log`.",
+        )
+    return log_changes(root, [f"{start}..{tip}"], paths=[NOTES_DIR], landed=True), start
 
 
 def _note_id(path: str) -> str:
