@@ -122,6 +122,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("drafts", "max_age_days", 30, COUNT, low=1, high=3650),
     # What is served (lore.vault.snapshot): "" is the remote's default branch.
     Setting("vault", "reviewed_branch", "", TEXT),
+    # The site (`lore site`, docs/site.md): a vault whose repository is not public is
+    # published to GitHub Pages only when this says so (lore.site.publish).
+    Setting("site", "publish_private", False, BOOL),
 )
 
 

@@ -1,0 +1,94 @@
+"""The search index the site's search page downloads, built when the site is built.
+
+An inverted index, small enough to download once: `notes` lists each note as
+`[id, title, summary, type, date, active]` (title and summary cut, sanitized, secrets
+masked); `terms` is every distinct word of the notes, sorted; `postings[i]` lists the
+notes that use `terms[i]`, as gaps between note numbers in base 36 joined by commas.
+Words are what `words` cuts text into (lower case, accents dropped, letters and
+digits) from the title, summary, id, type, tags, repositories and the first
+`BODY_CHARS` of the body, less recall's stop words (`lore.recall.query.STOP_WORDS`,
+shipped in the index so the page drops the same words from a query).
+
+It is written as a script (`assets/search-index.js` sets `window.loreSearch`), not
+as JSON to fetch: a page opened from `file://` may run its own scripts but may not
+fetch a file, and the Content-Security-Policy allows no connection at all.
+`assets/search.js`, the site's own script, matches each query word against the terms
+by prefix (so `pool` finds `pooling`), ranks notes by how many query words they
+match, then active before inactive, then words in the title, and shows the best 50.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Iterable
+from typing import Any
+
+from lore.curator.rules.secret_scan import mask_secrets
+from lore.recall.query import STOP_WORDS
+from lore.sanitize import sanitize_field, sanitize_text
+from lore.site.content import SiteVault
+
+BODY_CHARS = 4000  # a reviewed note is at most ~250 words (~1,700 characters)
+TITLE_CHARS, SUMMARY_CHARS = 200, 200
+MAX_WORD = 40
+_WORD = re.compile(r"[^\W_]+")
+_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def words(text: str) -> list[str]:
+    """Lower-case words of `text` with accents dropped (`search.js` cuts queries alike)."""
+    folded = unicodedata.normalize("NFKD", text.lower())
+    plain = "".join(c for c in folded if not unicodedata.combining(c))
+    return [word for word in _WORD.findall(plain) if len(word) <= MAX_WORD]
+
+
+def _base36(number: int) -> str:
+    if number == 0:
+        return "0"
+    digits = []
+    while number:
+        number, rest = divmod(number, 36)
+        digits.append(_DIGITS[rest])
+    return "".join(reversed(digits))
+
+
+def _field(value: str | None, limit: int) -> str:
+    return mask_secrets(sanitize_field(value or "", limit))
+
+
+def _terms(parts: Iterable[str]) -> set[str]:
+    return {word for part in parts for word in words(part) if word not in STOP_WORDS}
+
+
+def search_data(vault: SiteVault) -> dict[str, Any]:
+    """The index as data: `notes`, `terms`, `postings`, `stop`."""
+    notes: list[list[Any]] = []
+    postings: dict[str, list[int]] = {}
+    for number, item in enumerate(vault.notes.values()):
+        note = item.note
+        title, summary = _field(note.title, TITLE_CHARS), _field(note.summary, SUMMARY_CHARS)
+        notes.append(
+            [note.id, title, summary, _field(note.type, 60), note.date[:10], int(item.active)]
+        )
+        body = mask_secrets(sanitize_text(note.body[:BODY_CHARS]))
+        tags = [tag.replace("/", " ") for tag in note.tags]
+        for term in _terms([title, summary, note.id, note.type, *tags, *note.repo, body]):
+            postings.setdefault(term, []).append(number)
+    terms = sorted(postings)
+    encoded = []
+    for term in terms:
+        previous, gaps = 0, []
+        for number in postings[term]:
+            gaps.append(_base36(number - previous))
+            previous = number
+        encoded.append(",".join(gaps))
+    return {"notes": notes, "terms": terms, "postings": encoded, "stop": sorted(STOP_WORDS)}
+
+
+def search_script(vault: SiteVault) -> bytes:
+    """`assets/search-index.js`: the index as one assignment to `window.loreSearch`."""
+    data = json.dumps(search_data(vault), ensure_ascii=False, separators=(",", ":"))
+    data = data.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    return f"window.loreSearch={data};\n".encode()
