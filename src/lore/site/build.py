@@ -31,6 +31,7 @@ from lore.site.pages import (
     inactive_page,
     index_page,
     note_page,
+    unserved_page,
 )
 from lore.site.publish import check_publishable
 from lore.site.search import search_script
@@ -189,6 +190,7 @@ def _write_site(vault: SiteVault, dest: Path, progress: Progress | None) -> tupl
     write("inactive.html", inactive_page(vault, frame))
     write("expiring.html", expiring_page(vault, frame))
     write("drift.html", drift_page(vault, frame))
+    write("unserved.html", unserved_page(vault, frame))
     write(
         "404.html",
         page(frame, "Not found", '<h1>No such page</h1><p><a href="index.html">The pulse</a></p>'),

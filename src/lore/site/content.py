@@ -10,6 +10,10 @@ Relations are both ways: what a note replaces (`supersedes`) and what replaced i
 what it depends on and what depends on it, the `[[id]]` links it makes outside code
 and the notes that link to it.
 
+Note files on the branch that the index could not take (unreadable frontmatter, over
+its size limit) are not served, so the site does not show them either: it lists them,
+with why, as `lore index` does.
+
 Drift flags come from the reviewed branch's history: a note whose last change was a
 commit of `lore drift` (its subject starts with `lore drift:`, as the commits and the
 pull-request titles of `lore drift --propose` do, so a squash merge keeps it) is
@@ -77,6 +81,7 @@ class SiteVault:
     dependents: dict[str, list[str]] = field(default_factory=dict)
     links_out: dict[str, list[str]] = field(default_factory=dict)
     links_in: dict[str, list[str]] = field(default_factory=dict)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, why): not served
     notices: list[str] = field(default_factory=list)
 
     def github_url(self, note: Note) -> str | None:
@@ -118,15 +123,19 @@ def _note(row: tuple[Any, ...]) -> SiteNote:
     return SiteNote(note, bool(row[16]), row[17])
 
 
-def _read(conn: sqlite3.Connection, _: IndexState) -> tuple[list[tuple[Any, ...]], dict[str, str]]:
+Read = tuple[list[tuple[Any, ...]], list[tuple[str, str]], dict[str, str]]
+
+
+def _read(conn: sqlite3.Connection, _: IndexState) -> Read:
     rows = conn.execute(f"SELECT {_COLUMNS} FROM notes ORDER BY id").fetchall()
-    return rows, read_meta(conn)
+    skipped = conn.execute("SELECT path, problem FROM skipped ORDER BY path").fetchall()
+    return rows, [(str(path), str(problem)) for path, problem in skipped], read_meta(conn)
 
 
 def read_site_vault(root: Path, *, name: str | None = None) -> SiteVault:
     """The reviewed notes of the vault at `root`, as the index serves them now."""
     notices: list[str] = []
-    rows, meta = read_index(root, _read, notices=notices)
+    rows, skipped, meta = read_index(root, _read, notices=notices)
     try:
         settings = json.loads(meta.get("settings") or "{}")
     except ValueError:
@@ -143,6 +152,7 @@ def read_site_vault(root: Path, *, name: str | None = None) -> SiteVault:
         github=_github(root) if kind == "git" else None,
         settings=settings if isinstance(settings, dict) else {},
         notes={str(row[0]): _note(row) for row in rows},
+        skipped=skipped,
         notices=notices,
     )
     _relate(vault)

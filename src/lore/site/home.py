@@ -71,6 +71,7 @@ def home_page(vault: SiteVault, frame: Frame) -> str:
         + _card(len(notes) - active, "inactive", "inactive.html")
         + _card(len(expiring(vault)), "expiring in 30 days", "expiring.html")
         + _card(drifted, "flagged by drift", "drift.html")
+        + (_card(len(vault.skipped), "not served", "unserved.html") if vault.skipped else "")
     )
     subjects = replaced_subjects(vault)[:SUBJECTS]
     subject_rows = "".join(

@@ -270,6 +270,20 @@ def expiring_page(vault: SiteVault, frame: Frame) -> str:
     return page(frame, "Expiring soon", body, current="expiring.html")
 
 
+def unserved_page(vault: SiteVault, frame: Frame) -> str:
+    """The note files of the branch that the index could not take, and why."""
+    rows = "".join(
+        f'<li><code>{text(path)}</code><p class="why">{text(problem, 300)}</p></li>'
+        for path, problem in vault.skipped
+    )
+    body = (
+        '<h1>Not served</h1><p class="lead">Files in <code>notes/</code> that recall does not '
+        "serve because they cannot be read as notes: fix them in a pull request.</p>"
+        + (f'<ul class="notes">{rows}</ul>' if rows else '<p class="empty">None.</p>')
+    )
+    return page(frame, "Not served", body)
+
+
 def drift_page(vault: SiteVault, frame: Frame) -> str:
     flagged = sorted(
         (item for item in vault.notes.values() if item.drift is not None),
