@@ -80,6 +80,11 @@ def test_typing_in_the_search_page_searches_as_you_type(visit: Visit) -> None:
     assert all(
         "pgbouncer" in text.lower() for text in page.locator("#results li").all_inner_texts()
     )
+    page.fill("header form.search input[name=q]", "PGBOUNCÉR")  # case and accents fold
+    page.wait_for_selector("#results li")
+    assert all(
+        "pgbouncer" in text.lower() for text in page.locator("#results li").all_inner_texts()
+    )
     page.fill("header form.search input[name=q]", "the and of")
     page.wait_for_selector("#search-status:has-text('common words')")
     assert page.locator("#results li").count() == 0

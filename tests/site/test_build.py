@@ -376,7 +376,7 @@ def test_the_search_index_lists_each_notes_words_once_without_stop_words(
     def notes_with(term: str) -> list[str]:
         number, found = 0, []
         for gap in data["postings"][data["terms"].index(term)].split(","):
-            number += int(gap, 36)
+            number += int(gap, 16)
             found.append(data["notes"][number][0])
         return found
 

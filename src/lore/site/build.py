@@ -158,12 +158,16 @@ def _write_site(vault: SiteVault, dest: Path, progress: Progress | None) -> tupl
     frame = _frame(vault)
     renderer = BodyRenderer()
     written = 0
+    folders: set[Path] = set()
 
     def write(path: str, content: str | bytes) -> None:
         nonlocal written
         target = dest / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
+        if target.parent not in folders:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            folders.add(target.parent)
+        with target.open("wb") as out:  # a new file in a new folder: no one reads it yet
+            out.write(content.encode("utf-8") if isinstance(content, str) else content)
         written += path.endswith(".html")
 
     total = len(vault.notes)

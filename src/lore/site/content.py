@@ -58,6 +58,7 @@ class SiteNote:
     active: bool
     inactive_reason: str | None = None
     drift: DriftFlag | None = None
+    listed: dict[str, str] = field(default_factory=dict, repr=False, compare=False)  # HTML
 
     @property
     def id(self) -> str:

@@ -36,8 +36,7 @@ from markdown_it.token import Token
 
 from lore.curator.rules.link import WIKILINK
 from lore.curator.rules.link_risk import host_named_instead
-from lore.curator.rules.secret_scan import mask_secrets
-from lore.sanitize import sanitize_text
+from lore.site.layout import clean_body
 
 MAX_MARKDOWN_CHARS = 32_000
 EXTERNAL_REL = "nofollow noopener noreferrer"
@@ -187,7 +186,7 @@ class BodyRenderer:
 
     def render(self, body: str, lookup: NoteLookup) -> str:
         """The body as HTML; over `MAX_MARKDOWN_CHARS`, as preformatted text."""
-        text = mask_secrets(sanitize_text(body))
+        text = clean_body(body)
         if len(text) > MAX_MARKDOWN_CHARS:
             size = f"{len(text.encode('utf-8')) / 1024:,.0f} kB"
             return (

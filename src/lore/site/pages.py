@@ -14,6 +14,7 @@ from datetime import timedelta
 
 from lore.site.content import SiteNote, SiteVault
 from lore.site.layout import Frame, esc, page, slug, text
+from lore.site.layout import summary as one_line
 from lore.site.markdown import BodyRenderer, is_external, safe_href
 from lore.team.stats import EXPIRING_DAYS, ORG_WIDE
 
@@ -32,17 +33,29 @@ def badge(item: SiteNote) -> str:
 
 
 def note_item(item: SiteNote, up: str, *, summary: bool = True) -> str:
-    """One note in a list: its title (a link), type, date, repositories and summary."""
+    """One note in a list: its title (a link), type, date, repositories and summary.
+
+    Made once per place a list is (`up`) and kept on the note: a note is listed on the
+    page of its type, of each tag and of each repository."""
+    key = f"{up}|{summary}"
+    if key in item.listed:
+        return item.listed[key]
     note = item.note
     where = ", ".join(text(repo) for repo in note.repo) or ORG_WIDE
     flag = ' <span class="badge drift">drift</span>' if item.drift else ""
-    return (
+    shown = (
         f'<li><a href="{note_href(note.id, up)}">{text(note.title, TITLE_CHARS)}</a>'
         f"{badge(item)}{flag} "
         f'<span class="meta">{text(note.type)} · {text(note.date)} · {where}</span>'
-        + (f'<p class="summary">{text(note.summary, SUMMARY_CHARS)}</p>' if summary else "")
+        + (
+            f'<p class="summary">{esc(one_line(note.body, note.title, SUMMARY_CHARS))}</p>'
+            if summary
+            else ""
+        )
         + "</li>"
     )
+    item.listed[key] = shown
+    return shown
 
 
 def note_list(

@@ -3,7 +3,7 @@
 An inverted index, small enough to download once: `notes` lists each note as
 `[id, title, summary, type, date, active]` (title and summary cut, sanitized, secrets
 masked); `terms` is every distinct word of the notes, sorted; `postings[i]` lists the
-notes that use `terms[i]`, as gaps between note numbers in base 36 joined by commas.
+notes that use `terms[i]`, as gaps between note numbers in hexadecimal joined by commas.
 Words are what `words` cuts text into (lower case, accents dropped, letters and
 digits) from the title, summary, id, type, tags, repositories and the first
 `BODY_CHARS` of the body, less recall's stop words (`lore.recall.query.STOP_WORDS`,
@@ -25,41 +25,31 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
-from lore.curator.rules.secret_scan import mask_secrets
 from lore.recall.query import STOP_WORDS
-from lore.sanitize import sanitize_field, sanitize_text
 from lore.site.content import SiteVault
+from lore.site.layout import clean_body, plain
+from lore.site.layout import summary as one_line
 
 BODY_CHARS = 4000  # a reviewed note is at most ~250 words (~1,700 characters)
-TITLE_CHARS, SUMMARY_CHARS = 200, 200
+TITLE_CHARS, SUMMARY_CHARS = 200, 120
 MAX_WORD = 40
 _WORD = re.compile(r"[^\W_]+")
-_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
+# The combining diacritical marks (and their supplement and extended blocks): what an
+# accented Latin, Greek or Cyrillic letter decomposes into besides its base letter.
+_MARKS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 
 
 def words(text: str) -> list[str]:
-    """Lower-case words of `text` with accents dropped (`search.js` cuts queries alike)."""
-    folded = unicodedata.normalize("NFKD", text.lower())
-    plain = "".join(c for c in folded if not unicodedata.combining(c))
-    return [word for word in _WORD.findall(plain) if len(word) <= MAX_WORD]
-
-
-def _base36(number: int) -> str:
-    if number == 0:
-        return "0"
-    digits = []
-    while number:
-        number, rest = divmod(number, 36)
-        digits.append(_DIGITS[rest])
-    return "".join(reversed(digits))
-
-
-def _field(value: str | None, limit: int) -> str:
-    return mask_secrets(sanitize_field(value or "", limit))
+    """Lower-case words of `text` with accents dropped (`search.js` cuts queries alike:
+    the same decomposition, the same combining marks dropped, the same word pattern)."""
+    lowered = text.lower()
+    if not lowered.isascii():
+        lowered = _MARKS.sub("", unicodedata.normalize("NFKD", lowered))
+    return [word for word in _WORD.findall(lowered) if len(word) <= MAX_WORD]
 
 
 def _terms(parts: Iterable[str]) -> set[str]:
-    return {word for part in parts for word in words(part) if word not in STOP_WORDS}
+    return set(words(" ".join(parts))) - STOP_WORDS
 
 
 def search_data(vault: SiteVault) -> dict[str, Any]:
@@ -68,11 +58,14 @@ def search_data(vault: SiteVault) -> dict[str, Any]:
     postings: dict[str, list[int]] = {}
     for number, item in enumerate(vault.notes.values()):
         note = item.note
-        title, summary = _field(note.title, TITLE_CHARS), _field(note.summary, SUMMARY_CHARS)
-        notes.append(
-            [note.id, title, summary, _field(note.type, 60), note.date[:10], int(item.active)]
+        title, summary = (
+            plain(note.title, TITLE_CHARS),
+            one_line(note.body, note.title, SUMMARY_CHARS),
         )
-        body = mask_secrets(sanitize_text(note.body[:BODY_CHARS]))
+        notes.append(
+            [note.id, title, summary, plain(note.type, 60), note.date[:10], int(item.active)]
+        )
+        body = clean_body(note.body)[:BODY_CHARS]
         tags = [tag.replace("/", " ") for tag in note.tags]
         for term in _terms([title, summary, note.id, note.type, *tags, *note.repo, body]):
             postings.setdefault(term, []).append(number)
@@ -81,7 +74,7 @@ def search_data(vault: SiteVault) -> dict[str, Any]:
     for term in terms:
         previous, gaps = 0, []
         for number in postings[term]:
-            gaps.append(_base36(number - previous))
+            gaps.append(f"{number - previous:x}")
             previous = number
         encoded.append(",".join(gaps))
     return {"notes": notes, "terms": terms, "postings": encoded, "stop": sorted(STOP_WORDS)}

@@ -17,7 +17,10 @@
   var stop = new Set(data.stop);
 
   function words(text) {
-    var folded = String(text).toLowerCase().normalize("NFKD").replace(/\p{M}/gu, "");
+    var folded = String(text)
+      .toLowerCase()
+      .normalize("NFKD")
+      .replace(/[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]/g, "");
     return (folded.match(/[\p{L}\p{N}]+/gu) || []).filter(function (word) {
       return word.length <= 40;
     });
@@ -41,7 +44,7 @@
     var found = [];
     var number = 0;
     data.postings[index].split(",").forEach(function (gap) {
-      number += parseInt(gap, 36);
+      number += parseInt(gap, 16);
       found.push(number);
     });
     return found;
