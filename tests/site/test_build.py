@@ -384,3 +384,16 @@ def test_the_search_index_lists_each_notes_words_once_without_stop_words(
     assert notes_with("16") == [NEEDS, NEW, BASE]  # NEW links to BASE by id; in id order
     assert len(notes_with("httpx")) == 5  # every note has the tag tool/httpx
     assert words("Café PgBouncer, pool_size=20") == ["cafe", "pgbouncer", "pool", "size", "20"]
+
+
+def test_an_empty_vault_and_a_vault_without_git_build_too(
+    make_vault: Callable[..., Vault], tmp_path: Path
+) -> None:
+    empty = make_vault()
+    report = build_site(empty.root, tmp_path / "empty")
+    assert report.notes == 0 and "No notes yet." in page_text(tmp_path / "empty", "index.html")
+    plain = make_vault({"scope--topic--2026-01-01": note_text()}, use_git=False)
+    report = build_site(plain.root, tmp_path / "plain")
+    assert report.kind == "files" and report.commit is None and report.notes == 1
+    assert "the vault's files" in page_text(tmp_path / "plain", "index.html")
+    assert "on GitHub" not in page_text(tmp_path / "plain", "notes/scope--topic--2026-01-01.html")

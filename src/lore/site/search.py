@@ -39,17 +39,25 @@ _WORD = re.compile(r"[^\W_]+")
 _MARKS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 
 
-def words(text: str) -> list[str]:
-    """Lower-case words of `text` with accents dropped (`search.js` cuts queries alike:
-    the same decomposition, the same combining marks dropped, the same word pattern)."""
+def _folded(text: str) -> str:
+    """Lower case with accents dropped: the same decomposition and the same combining
+    marks as `search.js` drops from a query."""
     lowered = text.lower()
-    if not lowered.isascii():
-        lowered = _MARKS.sub("", unicodedata.normalize("NFKD", lowered))
-    return [word for word in _WORD.findall(lowered) if len(word) <= MAX_WORD]
+    if lowered.isascii():
+        return lowered
+    return _MARKS.sub("", unicodedata.normalize("NFKD", lowered))
+
+
+def words(text: str) -> list[str]:
+    """The words of `text` as the index holds them (`search.js` cuts queries alike)."""
+    return [word for word in _WORD.findall(_folded(text)) if len(word) <= MAX_WORD]
 
 
 def _terms(parts: Iterable[str]) -> set[str]:
-    return set(words(" ".join(parts))) - STOP_WORDS
+    """The distinct words of a note's texts, less stop words (`words`, made a set first:
+    it runs on every note's whole text)."""
+    found = set(_WORD.findall(_folded(" ".join(parts))))
+    return {word for word in found if len(word) <= MAX_WORD} - STOP_WORDS
 
 
 def search_data(vault: SiteVault) -> dict[str, Any]:
