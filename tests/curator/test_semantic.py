@@ -26,6 +26,7 @@ from lore.curator.context.settings import load_curator_settings
 from lore.curator.report.formats import to_github, to_json, to_markdown
 from lore.curator.review.pairs import Batch, SchemaError, Side, build_batch, parse_answer
 from lore.curator.run import CurateResult, curate
+from lore.curator.target import Paths, Range, WholeVault
 from tests.curator.conftest import TODAY
 from tests.curator.test_curate_cli import run_lore
 from tests.support import Vault, git, local_http_server, note_text
@@ -100,7 +101,7 @@ def propose(vault: Vault, notes: dict[str, str] | None = None) -> None:
 
 
 def review(vault: Vault, **kwargs: Any) -> CurateResult:
-    return curate(vault.root, base="main", head="proposal", today=TODAY, semantic=True, **kwargs)
+    return curate(vault.root, Range("main", "proposal"), today=TODAY, semantic=True, **kwargs)
 
 
 def semantic(result: CurateResult) -> list[Any]:
@@ -535,9 +536,9 @@ def test_nothing_is_sent_unless_enabled_with_a_key(
     assert keyless.exit_code == 0
 
     monkeypatch.setenv("LORE_TEST_SEMANTIC_KEY", KEY)
-    off = curate(pair_vault.root, base="main", head="proposal", today=TODAY)  # semantic=False
+    off = curate(pair_vault.root, Range("main", "proposal"), today=TODAY)  # semantic=False
     assert semantic(off) == [] and off.model_review is None
-    audit = curate(pair_vault.root, all_notes=True, today=TODAY, semantic=True)
+    audit = curate(pair_vault.root, WholeVault(), today=TODAY, semantic=True)
     assert semantic(audit) == [] and audit.model_review is None
     cli = run_lore("curate", "--vault", str(pair_vault.root), "--base", "main", "--head",
                    "proposal", "--format", "json", "--no-semantic")  # fmt: skip
@@ -546,7 +547,7 @@ def test_nothing_is_sent_unless_enabled_with_a_key(
     assert provider.requests == []
 
     # Enabled with a key: it runs (paths mode too), one call for the note.
-    checked = curate(pair_vault.root, paths=[f"notes/{NEW}.md"], today=TODAY, semantic=True)
+    checked = curate(pair_vault.root, Paths([f"notes/{NEW}.md"]), today=TODAY, semantic=True)
     assert [f.rule for f in semantic(checked)] == ["convention/semantic-duplicate"]
     assert len(provider.requests) == 1
 

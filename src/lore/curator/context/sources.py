@@ -1,4 +1,4 @@
-"""Build a `CuratorContext` from a pull request's refs, from paths, or from the whole vault.
+"""Build a `CuratorContext` for a target (`lore.curator.target`): a range, paths or drafts.
 
 - Range (`--base/--head`): the files that differ between the merge base and the
   head are under review; the vault they join is the base commit's tree. Settings
@@ -44,6 +44,7 @@ from lore.curator.context.model import (
 )
 from lore.curator.context.settings import load_curator_settings
 from lore.curator.finding import WARNING
+from lore.curator.target import Drafts, Paths, Range
 from lore.errors import UsageError
 from lore.note.model import Note
 from lore.note.parse import inspect_note, note_id_from_path
@@ -158,18 +159,14 @@ def _make_file(
 
 
 def context_for_paths(
-    root: Path,
-    paths: Iterable[str] = (),
-    *,
-    today: str,
-    drafts: Mapping[str, bytes] | None = None,
-    at: str | None = None,
-    read_vault: bool = True,
+    root: Path, target: Paths | Drafts, *, today: str, read_vault: bool = True
 ) -> CuratorContext:
     """Check files (or in-memory drafts keyed by vault path) against the working tree, or
     drafts against the tree of commit `at`."""
-    if at is not None:
-        return _context_for_drafts_at(root, at, drafts or {}, today=today, read_vault=read_vault)
+    paths = target.paths if isinstance(target, Paths) else ()
+    drafts = target.files if isinstance(target, Drafts) else {}
+    if isinstance(target, Drafts) and target.at is not None:
+        return _context_for_drafts_at(root, target.at, drafts, today=today, read_vault=read_vault)
     settings = load_curator_settings(_decode(_read_tree_file(root, SETTINGS_FILE)))
     taxonomy_text = _decode(_read_tree_file(root, TAXONOMY_FILE))
     vault_files = dict.fromkeys(_working_note_files(root), "")
@@ -183,7 +180,7 @@ def context_for_paths(
         except OSError as exc:
             raise UsageError(f"{display}: cannot be read ({exc.strerror}).") from None
         checked.append(_make_file(logical, display, raw, mode, force_note=True))
-    for path, raw in (drafts or {}).items():
+    for path, raw in drafts.items():
         checked.append(_make_file(path, path, raw, "100644", force_note=True))
     base = VaultBase(None, vault_files, frozenset(f.path for f in checked))
     note_paths = sorted(set(vault_files) | {f.path for f in checked if is_note_path(f.path)})
@@ -355,9 +352,10 @@ def _commit(root: Path, ref: str, flag: str) -> str:
 
 
 def context_for_range(
-    root: Path, base: str, head: str, *, today: str, read_vault: bool = True
+    root: Path, target: Range, *, today: str, read_vault: bool = True
 ) -> CuratorContext:
     """The files a pull request changes, checked against the vault at its base."""
+    base, head = target.base, target.head
     if git.find_git_dir(root) is None:
         raise UsageError(
             f"{root} is not a git repository, so --base/--head cannot be used.",
@@ -438,4 +436,5 @@ def context_for_range(
         ],
         commits=(base_sha, head_sha),
         base=vault,
+        policy_approver=target.policy_approved_by,
     )
