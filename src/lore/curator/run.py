@@ -210,7 +210,7 @@ def curate(
         read_vault=False,
     )
     context.policy_approver = approver
-    notices: list[str] = []
+    notices: list[str] = [context.settings_notice] if context.settings_notice else []
     model: list[ModelReview | None] = [None]  # the last run of `judge` (the index may heal)
 
     def judge(context: CuratorContext) -> tuple[list[Finding], dict[str, list[SimilarNote]]]:

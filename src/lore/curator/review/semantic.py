@@ -1,8 +1,11 @@
 """The optional semantic review: a model judges the candidates the rules left alone.
 
-Off by default. It runs after every rule, when the vault's `[curator.semantic]` (read
-at the base in a pull request) enables it and the curator checks a pull request or
-explicit paths (never `--all`, never a draft).
+Off by default. It runs after every rule, when `[curator.semantic]` enables it — the
+vault's, read at the base of a pull request or at the reviewed branch's tip on a
+checkout, or the user's own config (`lore.curator.context.settings`) — and the curator
+checks a pull request or explicit paths (never `--all`, never a draft). It is skipped,
+and says why, when a vault file chose the endpoint a key would go to (`refused`) or when
+the checkout's `lore.toml` is not the reviewed one.
 
 For each note the change adds or edits, its best `max_related` candidates
 (`lore.curator.context.candidates`, the same notes the duplicate and contradiction rules
@@ -194,6 +197,11 @@ def review(
 
     def skipped(why: str) -> tuple[list[Finding], ModelReview]:
         return [], ModelReview(SKIPPED, settings.provider, settings.model, why)
+
+    if context.settings_notice:  # a checkout whose lore.toml is not the reviewed one
+        return skipped("lore.toml here is not the reviewed branch's, so no model is called")
+    if settings.refused:
+        return skipped(settings.refused)
 
     key = ""
     try:
