@@ -1,9 +1,12 @@
 """`lore` entry point: builds the parser from the command modules and maps errors to exit codes.
 
 Each command lives in its own module with `register(subparsers)`, which adds a
-sub-parser and sets `handler` to a function `(args) -> int`. Modules are imported
-only when their command runs, so `lore recall` pays for nothing else; a plain
-`lore recall` does not even import argparse (`recall_args.parse_plain`).
+sub-parser and sets `handler` to a function `(args) -> int`; the options several
+commands share are defined once, in `options`. Modules are imported only when their
+command runs (through the `commands` table), so `lore recall` pays for nothing else; a
+plain `lore recall` does not even import argparse (`recall_args.parse_plain`). No
+command module imports this one: `lore completion` is handed the whole parser
+(`args.whole_parser`).
 """
 
 from __future__ import annotations
@@ -61,6 +64,10 @@ def build_parser(only: str | None = None, *, for_shells: bool = False) -> argpar
             continue
         module = importlib.import_module(module_name)
         module.register(sub, name, help_text)
+        if getattr(module, "NEEDS_WHOLE_PARSER", False):
+            # A command about the command line itself (`lore completion`) is handed the
+            # whole parser: no command module imports this one (DESIGN §4).
+            sub.choices[name].set_defaults(whole_parser=lambda: build_parser(for_shells=True))
     return parser
 
 
@@ -88,15 +95,6 @@ def _pick_command(argv: Sequence[str]) -> str | None:
         if not arg.startswith("-"):
             return None
     return None
-
-
-def add_vault_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--vault",
-        metavar="PATH",
-        help="the vault: a folder or the name of a registered vault (default: the registered "
-        "vault you stand in, then $LORE_VAULT, then the user config's default vault)",
-    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
