@@ -70,7 +70,7 @@ READERS = {
     "curator/rules/convention.py": "names the file in a finding",
     "curator/rules/policy.py": "names the file as a policy path of a change",
     "team/garden.py": "the commit the gardener audits (REVIEWED)",
-    "team/drafts_expiry.py": "the file on disk through vault/lore_toml.py (CHECKOUT; a local "
+    "team/drafts/expiry.py": "the file on disk through vault/lore_toml.py (CHECKOUT; a local "
     "setting)",
     "team/imports/vault_view.py": "the proposals' base commit (REVIEWED)",
     "team/init.py": "writes the template's lore.toml into a new vault (reads no setting)",

@@ -11,7 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from lore.cli.options import add_dry_run, add_json, add_timeout, add_vault
+from lore.cli.output import console, notice, print_json, safe
 from lore.errors import ExitCode, UsageError
+from lore.team.capture import capture, plan_capture
+from lore.vaults import one_vault
 
 EPILOG = """\
 examples:
@@ -69,9 +72,6 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.team.capture import capture
-    from lore.vaults import one_vault
-
     if args.timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds.")
     root = one_vault(args.vault).root
@@ -82,11 +82,8 @@ def run(args: argparse.Namespace) -> int:
     )
     errors = any(saved.errors for saved in result.saved)
     if args.json:
-        from lore.cli.output import print_json
-
         print_json(result.to_json())
         return ExitCode.PROBLEMS_FOUND if errors else ExitCode.OK
-    from lore.cli.output import console, notice, safe
 
     for message in result.notices:
         notice(message)
@@ -124,16 +121,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _dry_run(root: Path, args: argparse.Namespace) -> int:
     """`--dry-run`: the system prompt and the message as they would be sent; nothing is."""
-    from lore.team.capture import plan_capture
-
     plan = plan_capture(root, Path(args.transcript).expanduser(), model=args.model)
     if args.json:
-        from lore.cli.output import print_json
-
         print_json(plan.to_json())
         return ExitCode.OK
-    from lore.cli.output import notice
-
     for message in plan.where.notices + plan.transcript.notices:
         notice(message)
     where = plan.where
