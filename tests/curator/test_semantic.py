@@ -29,7 +29,7 @@ from lore.curator.run import CurateResult, curate
 from lore.curator.target import Paths, Range, WholeVault
 from tests.curator.conftest import TODAY
 from tests.curator.test_curate_cli import run_lore
-from tests.support import Vault, git, local_http_server, note_text
+from tests.support import Vault, git, local_http_server, note_text, set_user_model
 
 KEY = "test-key-Zq8vN3xR7tW2yL5pK9mC4"
 KAFKA = "events--kafka-commit-after-processing--2026-01-10"
@@ -85,7 +85,11 @@ def pair_vault(make_vault: Callable[..., Vault]) -> Vault:
 
 
 def configure(vault: Vault, **values: Any) -> None:
-    """Set [curator.semantic] in lore.toml (committed on main, so it is the base's policy)."""
+    """Set [curator.semantic] in lore.toml (committed on main, so it is the base's policy);
+    the stand-in's `endpoint` goes in the user's own config, the only place lore takes an
+    endpoint for a key from (tests/security/test_model_settings_owner.py)."""
+    if "endpoint" in values:
+        set_user_model({"endpoint": values.pop("endpoint")})
     lines = "".join(f"{key} = {json.dumps(value)}\n" for key, value in values.items())
     settings = vault.root / "lore.toml"
     text = settings.read_text(encoding="utf-8").split("\n[curator.semantic]\n")[0]

@@ -141,7 +141,7 @@ def curate(
     if progress is not None:
         progress(0, 0, "Reading the notes")
     context = build_context(root, target, today=today, read_vault=False)
-    notices: list[str] = []
+    notices: list[str] = [context.settings_notice] if context.settings_notice else []
     model: list[ModelReview | None] = [None]  # the last run of `judge` (the index may heal)
 
     def judge(context: CuratorContext) -> tuple[list[Finding], dict[str, list[SimilarNote]]]:
