@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from lore.cli.options import add_json, add_vault
 from lore.errors import ExitCode, UsageError
 
 EPILOG = """\
@@ -21,8 +22,6 @@ publish the folder (docs/site.md).
 
 
 def register(sub: Any, name: str, help_text: str) -> None:
-    from lore.cli.main import add_vault_option
-
     parser = sub.add_parser(
         name,
         help=help_text,
@@ -53,8 +52,8 @@ def register(sub: Any, name: str, help_text: str) -> None:
         "a site to be published: anything but public is refused unless lore.toml on the "
         "reviewed branch sets [site] publish_private = true",
     )
-    parser.add_argument("--json", action="store_true", help="print what was built as JSON")
-    add_vault_option(parser)
+    add_json(parser)
+    add_vault(parser)
     parser.set_defaults(handler=run)
 
 

@@ -93,7 +93,7 @@ def build_site(
     check_target(out)
     vault = read_site_vault(root, name=name)
     if visibility is not None:
-        check_publishable(vault.settings, visibility)
+        check_publishable(root, visibility)
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
     try:

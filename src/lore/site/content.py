@@ -1,7 +1,7 @@
 """What the site shows: the reviewed branch's notes and how they relate, read once.
 
 `read_site_vault` reads every note, its status and the index's record of what it
-serves (the commit, the settings of that commit's `lore.toml`) in one `read_index`
+serves (the kind of snapshot and its commit) in one `read_index`
 call: the same up-to-date index of the reviewed branch that recall, `lore show` and
 `lore stats` read, so the site never shows the work tree or an unmerged branch.
 Statuses are the index's, computed for the pinned clock's day (`lore.clock.today`).
@@ -76,7 +76,6 @@ class SiteVault:
     commit: str | None
     branch: str  # how people name the reviewed branch: "origin/main"; "" without git
     github: GitHubRepo | None
-    settings: dict[str, Any]
     notes: dict[str, SiteNote]  # by id, sorted
     replaced_by: dict[str, list[str]] = field(default_factory=dict)
     dependents: dict[str, list[str]] = field(default_factory=dict)
@@ -137,10 +136,6 @@ def read_site_vault(root: Path, *, name: str | None = None) -> SiteVault:
     """The reviewed notes of the vault at `root`, as the index serves them now."""
     notices: list[str] = []
     rows, skipped, meta = read_index(root, _read, notices=notices)
-    try:
-        settings = json.loads(meta.get("settings") or "{}")
-    except ValueError:
-        settings = {}
     kind = meta.get("kind", "files")
     commit = meta.get("version") if kind == "git" else None
     vault = SiteVault(
@@ -151,7 +146,6 @@ def read_site_vault(root: Path, *, name: str | None = None) -> SiteVault:
         commit=commit or None,
         branch=_branch_label(root) if kind == "git" else "",
         github=_github(root) if kind == "git" else None,
-        settings=settings if isinstance(settings, dict) else {},
         notes={str(row[0]): _note(row) for row in rows},
         skipped=skipped,
         notices=notices,

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from lore.curator.rules.secret_scan import mask_secrets
+from lore.sanitize.secret_scan import mask_secrets
 from lore.note.model import what_summary
 from lore.sanitize import sanitize_field, sanitize_text
 
