@@ -21,9 +21,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from lore.sanitize.secret_scan import mask_secrets
 from lore.note.model import what_summary
 from lore.sanitize import sanitize_field, sanitize_text
+from lore.sanitize.secret_scan import mask_secrets
 
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
