@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import tempfile
+import webbrowser
+from pathlib import Path
 from typing import Any
 
 from lore.cli.options import add_json, add_vault
+from lore.cli.output import DelayedProgress, console, notice, print_json, safe
 from lore.errors import ExitCode, UsageError
+from lore.site.build import build_site
+from lore.vaults import one_vault
+from lore.versioned import versioned
 
 EPILOG = """\
 examples:
@@ -58,13 +65,6 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import tempfile
-    from pathlib import Path
-
-    from lore.cli.output import DelayedProgress, console, notice, safe
-    from lore.site.build import build_site
-    from lore.vaults import one_vault
-
     if args.out is None and not args.open:
         raise UsageError(
             "Name the folder to write the site into, or pass --open.",
@@ -87,9 +87,6 @@ def run(args: argparse.Namespace) -> int:
         notice(text)
     page = report.out / "index.html"
     if args.json:
-        from lore.cli.output import print_json
-        from lore.versioned import versioned
-
         print_json(versioned(report.to_json()))
     else:
         shown = f"{report.branch} at {report.commit[:12]}" if report.commit else "the files"
@@ -99,9 +96,6 @@ def run(args: argparse.Namespace) -> int:
             f"search index of {report.search_index_bytes / 1024:,.0f} kB."
         )
         out_text.print(f"Open {safe(page.as_uri())}")
-    if args.open:
-        import webbrowser
-
-        if not webbrowser.open(page.as_uri()):
-            notice(f"No browser could be started: open {page.as_uri()} yourself.")
+    if args.open and not webbrowser.open(page.as_uri()):
+        notice(f"No browser could be started: open {page.as_uri()} yourself.")
     return ExitCode.OK
