@@ -22,7 +22,7 @@ within 3x the rebuild. Sizes: the search index the search page downloads
 compressed), and the whole site. Results go to bench/results/site-<notes>.json.
 
     python bench/bench_site.py                    # 10,000 notes, 3 runs each
-    python bench/bench_site.py --notes 1000 --runs 5 --keep /tmp/vault-1k
+    python bench/bench_site.py --notes 1000 --runs 5 --keep ../vault-1k
 """
 
 from __future__ import annotations
