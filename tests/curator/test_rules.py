@@ -22,10 +22,12 @@ def rules(result_findings: list) -> list[str]:  # type: ignore[type-arg]
 
 
 def set_curator(vault: Vault, lines: str) -> None:
-    """Replace the [curator] section (the template's last) with `lines`."""
+    """Replace the [curator] section (the template's last) with `lines`, committed: on a
+    checkout the curator reads lore.toml as the reviewed branch has it."""
     settings = vault.root / "lore.toml"
     text = settings.read_text(encoding="utf-8").split("[curator]")[0]
     settings.write_text(f"{text}[curator]\n{lines}\n", encoding="utf-8")
+    vault.commit("change the curator's policy")
 
 
 def test_rule_ids_are_stable_and_start_with_their_family() -> None:
@@ -98,6 +100,7 @@ def test_bad_settings_are_findings_not_crashes(curator_vault: Vault) -> None:
     settings = [f for f in result.findings if f.rule == "convention/invalid-settings"]
     assert [f.severity for f in settings] == ["error", "warning"]
     (curator_vault.root / "lore.toml").write_text("[curator\n", encoding="utf-8")
+    curator_vault.commit("break lore.toml")
     result = check_bytes(curator_vault, "notes/fixture--s--2026-02-01.md", note_text().encode())
     assert "convention/invalid-settings" in rules(result.findings)
 

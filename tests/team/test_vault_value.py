@@ -111,16 +111,19 @@ def test_settings_and_taxonomy_are_the_reviewed_branchs(remote: Remote, checkout
     (checkout / "_taxonomy.md").write_text("# Taxonomy\n\n## Repos\n- `forged` — no.\n", "utf-8")
     (checkout / "lore.toml").write_text("[recall]\nlimit = 3\n", encoding="utf-8")
     assert "forged" not in Vault(checkout).taxonomy.repos  # type: ignore[union-attr]
-    assert "limit" not in Vault(checkout).settings.get("recall", {})
+    on_disk = Vault(checkout).reviewed_settings
+    assert on_disk is not None and on_disk.differs and "limit = 3" not in (on_disk.text or "")
     git(checkout, "checkout", "-q", "--", "_taxonomy.md", "lore.toml")
     work = remote.work()
     (work / "lore.toml").write_text("[recall]\nlimit = 4\n", encoding="utf-8")
     git(work, "commit", "-qam", "recall four")
     git(work, "push", "-q", "origin", "main")
     git(checkout, "fetch", "-q")
-    assert "limit" not in vault.settings.get("recall", {})  # read once, kept
+    kept = vault.reviewed_settings
+    assert kept is not None and "limit = 4" not in (kept.text or "")  # read once, kept
     vault.refs_moved()
-    assert vault.settings["recall"]["limit"] == 4
+    moved = vault.reviewed_settings
+    assert moved is not None and moved.text == "[recall]\nlimit = 4\n"
 
 
 def test_a_folder_that_is_not_a_work_tree_keeps_its_state_under_lore_home(

@@ -145,16 +145,17 @@ def curate(
     if progress is not None:
         progress(0, 0, "Reading the notes")
     context = build_context(where, target, today=today, read_vault=False)
-    notices: list[str] = []
+    notices: list[str] = [context.settings_notice] if context.settings_notice else []
     model: list[ModelReview | None] = [None]  # the last run of `judge` (the index may heal)
 
     def judge(context: CuratorContext) -> tuple[list[Finding], dict[str, list[SimilarNote]]]:
         findings = run_rules(context, progress)
         if semantic and not isinstance(target, Drafts):
+            from lore.curator.review.merge import merged
             from lore.curator.review.semantic import review
 
             advice, model[0] = review(context)
-            findings += advice
+            findings = merged(findings, advice)
         return findings, similar_notes(context, similar) if similar else {}
 
     findings, alike = with_vault(

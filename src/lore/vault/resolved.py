@@ -21,6 +21,7 @@ from pathlib import Path
 
 from lore.gitfiles import common_dir, find_git_dir
 from lore.paths import INDEX_FILE, state_dir
+from lore.vault import lore_toml
 from lore.vault.git import read_file_at
 from lore.vault.snapshot import UNSETTLED, served_branch
 
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 
     from lore.taxonomy import Taxonomy
     from lore.vault.git import ReviewedBranch
+    from lore.vault.lore_toml import ReviewedSettings
     from lore.vaults import VaultRef
 
 _UNREAD: Any = object()  # an attribute not looked up yet (None is a valid answer)
@@ -38,7 +40,9 @@ _UNREAD: Any = object()  # an attribute not looked up yet (None is a valid answe
 class Vault:
     """One vault, its parts found once: `root`, `name`, `found` (work tree, git dir),
     `git_dir`, `common_dir`, `state_dir`, `index_path`, `reviewed` (the branch lore
-    serves and its tip), `settings` and `taxonomy` as the reviewed branch has them."""
+    serves and its tip), and as that branch has them its settings (`reviewed_settings`:
+    `lore.toml`, which the curator reads through `settings_on_checkout`) and
+    `taxonomy`."""
 
     __slots__ = ("_found", "_reviewed", "_settings", "_state", "_taxonomy", "name", "root")
 
@@ -115,34 +119,35 @@ class Vault:
             self._reviewed = served_branch(self.root, found, self.state_dir) if found else None
         return self._reviewed  # type: ignore[no-any-return]
 
-    def _reviewed_file(self, name: str) -> str | None:
-        """A file of the reviewed branch's tip as text; the work tree's without git."""
-        branch = self.reviewed
-        if branch is None:
-            try:
-                return (self.root / name).read_text(encoding="utf-8-sig")
-            except (OSError, UnicodeDecodeError):
-                return None
-        unsettled = not branch.commit or branch.commit.startswith(UNSETTLED)
-        raw = read_file_at(self.root, branch.ref if unsettled else branch.commit, name)
-        return raw.decode("utf-8-sig", "replace") if raw is not None else None
-
     @property
-    def settings(self) -> dict[str, Any]:
-        """`lore.toml` as the reviewed branch has it, parsed (`lore.vault.settings`);
-        `{}` when there is none. A file that is not valid TOML raises `UsageError`."""
+    def reviewed_settings(self) -> ReviewedSettings | None:
+        """`lore.toml` at the reviewed branch's tip, and whether the file on disk differs
+        (`lore.vault.lore_toml`); None without git or before the first commit."""
         if self._settings is _UNREAD:
-            from lore.vault.settings import SETTINGS_FILE, parse_settings
-
-            self._settings = parse_settings(self._reviewed_file(SETTINGS_FILE))
+            branch = self.reviewed
+            self._settings = lore_toml.reviewed(self.root, branch) if branch else None
         return self._settings  # type: ignore[no-any-return]
 
     @property
     def taxonomy(self) -> Taxonomy | None:
-        """`_taxonomy.md` as the reviewed branch has it, parsed; None when there is none."""
+        """`_taxonomy.md` as the reviewed branch has it, parsed (the file on disk only
+        for a vault without git); None when there is none."""
         if self._taxonomy is _UNREAD:
-            from lore.taxonomy import TAXONOMY_FILE, parse_taxonomy
+            from lore.taxonomy import TAXONOMY_FILE, parse_taxonomy  # dataclasses: not on recall
 
-            text = self._reviewed_file(TAXONOMY_FILE)
+            branch = self.reviewed
+            if branch is None:
+                raw = _file_bytes(self.root / TAXONOMY_FILE)
+            else:
+                commit = branch.commit.removeprefix(UNSETTLED)
+                raw = read_file_at(self.root, commit, TAXONOMY_FILE) if commit else None
+            text = raw.decode("utf-8-sig", "replace") if raw is not None else None
             self._taxonomy = parse_taxonomy(text) if text is not None else None
         return self._taxonomy  # type: ignore[no-any-return]
+
+
+def _file_bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None

@@ -14,6 +14,13 @@
 - All: every file in `notes/` of the working tree, each against all the others, and
   the policy prose (`POLICY_TEXTS`).
 
+Settings (`settings_on_checkout`): on a checkout — paths and all — they come from
+`lore.toml` at the reviewed branch's tip, never from the file on disk, which a checked-out
+pull request writes (`lore.vault.lore_toml`); when the two differ the context carries
+the one line that says so, and the model review is not run. Only a vault without git
+reads the file on disk, and then none of the settings that send data or serve notes.
+Every mode puts the user config's `[curator.semantic]` on top (`user_model_section`).
+
 Only the files under review are read here. The notes already in the vault are
 described by `context.base` (a commit or the working tree, and the paths the change
 hides) and read by `read_base` when parsing every file is wanted (`read_vault`), or
@@ -42,7 +49,11 @@ from lore.curator.context.model import (
     is_archive_path,
     is_note_path,
 )
-from lore.curator.context.settings import load_curator_settings
+from lore.curator.context.settings import (
+    CuratorSettings,
+    load_curator_settings,
+    user_model_section,
+)
 from lore.curator.finding import WARNING
 from lore.curator.target import Drafts, Paths, Range
 from lore.errors import UsageError
@@ -53,7 +64,7 @@ from lore.sanitize import sanitize_text
 from lore.taxonomy import TAXONOMY_FILE, parse_taxonomy
 from lore.vault import git
 from lore.vault.resolved import Vault
-from lore.vault.settings import SETTINGS_FILE
+from lore.vault.settings import CHECKOUT, REVIEWED, SETTINGS_FILE
 
 MAX_SCAN_BYTES = 1024 * 1024  # larger files are not scanned for secrets line by line
 
@@ -85,6 +96,21 @@ def read_base(root: Path, base: VaultBase) -> ParsedNotes:
         objects = git.read_objects(root, wanted.values())
         files = {p: objects[sha][1] for p, sha in wanted.items() if sha in objects}
     return ParsedNotes(_parse_existing(files))
+
+
+def settings_on_checkout(vault: Vault) -> tuple[CuratorSettings, str]:
+    """The settings of a command on a checkout: `lore.toml` at the reviewed branch's tip
+    with the user's config on top, and the one-line notice when the file on disk differs
+    ("" when it does not). A vault without git has only the file on disk (`CHECKOUT`)."""
+    from lore.vault import lore_toml
+
+    user = user_model_section()
+    reviewed = vault.reviewed_settings
+    if reviewed is None:
+        text = lore_toml.checkout_text(vault.root)
+        return load_curator_settings(text, source=CHECKOUT, user=user), ""
+    settings = load_curator_settings(reviewed.text, source=REVIEWED, user=user)
+    return settings, lore_toml.differs_notice(reviewed) if reviewed.differs else ""
 
 
 def _read_tree_file(root: Path, name: str) -> bytes | None:
@@ -169,7 +195,7 @@ def context_for_paths(
     drafts = target.files if isinstance(target, Drafts) else {}
     if isinstance(target, Drafts) and target.at is not None:
         return _context_for_drafts_at(vault, target.at, drafts, today=today, read_vault=read_vault)
-    settings = load_curator_settings(_decode(_read_tree_file(root, SETTINGS_FILE)))
+    settings, notice = settings_on_checkout(vault)
     taxonomy_text = _decode(_read_tree_file(root, TAXONOMY_FILE))
     vault_files = dict.fromkeys(_working_note_files(root), "")
     checked: list[CheckedFile] = []
@@ -199,6 +225,7 @@ def context_for_paths(
         vault=vault,
         settings_problems=list(settings.problems),
         base=base,
+        settings_notice=notice,
     )
 
 
@@ -215,7 +242,9 @@ def _context_for_drafts_at(
     names = [f"{commit}:{SETTINGS_FILE}", f"{commit}:{TAXONOMY_FILE}"]
     objects = git.read_objects(root, names)
     settings_blob, taxonomy_blob = (objects.get(name, ("", None))[1] for name in names)
-    settings = load_curator_settings(_decode(settings_blob))
+    settings = load_curator_settings(
+        _decode(settings_blob), source=REVIEWED, user=user_model_section()
+    )
     taxonomy_text = _decode(taxonomy_blob)
     checked = [_make_file(p, p, raw, "100644", force_note=True) for p, raw in drafts.items()]
     base = VaultBase(commit, tree, frozenset(f.path for f in checked))
@@ -262,7 +291,7 @@ def context_for_all(vault: Vault, *, today: str) -> CuratorContext:
     batches. The other files (links, files that are not markdown, the policy prose) are
     read here, into `context.files`."""
     root = vault.root
-    settings = load_curator_settings(_decode(_read_tree_file(root, SETTINGS_FILE)))
+    settings, notice = settings_on_checkout(vault)
     taxonomy_text = _decode(_read_tree_file(root, TAXONOMY_FILE))
     checked: list[CheckedFile] = []
     unread = UnreadNotes(root, [], [])
@@ -319,6 +348,7 @@ def context_for_all(vault: Vault, *, today: str) -> CuratorContext:
         taxonomy_changed=True,
         settings_problems=list(settings.problems),
         unread=unread,
+        settings_notice=notice,
     )
 
 
@@ -395,11 +425,13 @@ def context_for_range(
     joined = VaultBase(base_sha, base_tree, frozenset(changed_paths | deleted_paths))
     base_settings = blob(f"{base_sha}:{SETTINGS_FILE}")
     head_settings = blob(f"{head_sha}:{SETTINGS_FILE}")
-    settings = load_curator_settings(_decode(base_settings))
+    settings = load_curator_settings(
+        _decode(base_settings), source=REVIEWED, user=user_model_section()
+    )
     settings_changed = SETTINGS_FILE in changed_paths and head_settings != base_settings
     problems = [replace(p, severity=WARNING) for p in settings.problems]
-    if settings_changed:
-        problems += load_curator_settings(_decode(head_settings)).problems
+    if settings_changed:  # only its problems are reported; none of its values is used
+        problems += load_curator_settings(_decode(head_settings), source=REVIEWED).problems
     taxonomy_text = _decode(blob(f"{head_sha}:{TAXONOMY_FILE}"))
     note_paths = sorted(
         (set(base_tree) - deleted_paths) | {c.path for c in present if is_note_path(c.path)}

@@ -193,15 +193,10 @@ def default_repo(data: NoteInput, vault: Vault, cwd: Path) -> str | None:
     if found is None or found[0].resolve() == vault.root:
         return None  # not in a repository, or in the vault itself
     name = git.current_repo_name(cwd)
-    if not name:
+    taxonomy = vault.taxonomy  # as the reviewed branch has it
+    if not name or taxonomy is None:
         return None
-    from lore.taxonomy import parse_taxonomy
-
-    try:
-        text = (vault.root / "_taxonomy.md").read_text(encoding="utf-8")
-    except OSError:
-        return None
-    repos = parse_taxonomy(text).repos
+    repos = taxonomy.repos
     listed = {repo.lower(): repo for repo in repos}
     if name.lower() not in listed:
         return (
