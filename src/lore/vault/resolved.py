@@ -12,7 +12,8 @@ What lore itself moves during a command — the refs, after a fetch or a commit 
 read again after `refs_moved()`; the git directory and the state folder never move.
 
 A plain class with lazy attributes: the index layer, which the recall path shares,
-reads `found` and `state_dir` from it without importing anything heavier.
+reads `found` and `state_dir` from it, and the modules that read settings and the
+taxonomy are imported only when those are asked for.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from pathlib import Path
 
 from lore.gitfiles import common_dir, find_git_dir
 from lore.paths import INDEX_FILE, state_dir
-from lore.vault import lore_toml
 from lore.vault.git import read_file_at
 from lore.vault.snapshot import UNSETTLED, served_branch
 
@@ -124,6 +124,8 @@ class Vault:
         """`lore.toml` at the reviewed branch's tip, and whether the file on disk differs
         (`lore.vault.lore_toml`); None without git or before the first commit."""
         if self._settings is _UNREAD:
+            from lore.vault import lore_toml  # the settings table: not on the recall path
+
             branch = self.reviewed
             self._settings = lore_toml.reviewed(self.root, branch) if branch else None
         return self._settings  # type: ignore[no-any-return]
