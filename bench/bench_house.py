@@ -2,11 +2,13 @@
 
     python bench/bench_house.py --baseline OLD/src                  # 1,000 notes, 9 runs
     python bench/bench_house.py --baseline OLD/src --notes 10000 --runs 7
+    python bench/bench_house.py --baseline OLD/src --tree NEW/src --save house-step-1
 
 Two versions of lore run the same commands, one right after the other in every round,
 so both meet the same load on a busy machine: this tree (`python -m lore` with this
-`src` first on PYTHONPATH) and the baseline (`--baseline`: another checkout's `src`,
-e.g. a worktree of the commit before the renovation), with this interpreter's packages
+`src` first on PYTHONPATH; `--tree`: another checkout's) and the baseline (`--baseline`:
+another checkout's `src`, e.g. a worktree of the commit before the renovation; the two
+commits of one step of it, to tell its cost from others' work), with this interpreter's packages
 and bytecode cached (a warm-up round runs first and is not counted). Each version has
 its own clone of one local bare remote of a synthetic vault (bench/synth.py, prompt
 recall turned on), registered as `LORE_VAULT`, with its index built beforehand. Timed,
@@ -83,6 +85,18 @@ def run_timed(
         said = done.stderr.decode("utf-8", "replace")[-600:]
         raise SystemExit(f"{' '.join(command[2:6])} failed ({done.returncode}): {said}")
     return elapsed, _children_cpu() - used, done.stdout
+
+
+def commit_of(tree: Path) -> str:
+    """The commit a checkout (or a worktree) of lore is at, for the record."""
+    done = subprocess.run(
+        ["git", "rev-parse", "--short=12", "HEAD"],
+        cwd=tree,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return done.stdout.strip() or "unknown"
 
 
 def prepare_source(notes: int, workdir: Path) -> tuple[Path, str]:
@@ -185,14 +199,19 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, required=True, help="the other lore's src/")
     parser.add_argument("--baseline-name", default="baseline")
     parser.add_argument("--name", default="this tree")
+    parser.add_argument(
+        "--tree", type=Path, help="measure that lore's src/ instead of this one (a pair of commits)"
+    )
     parser.add_argument("--notes", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--workdir", type=Path, help="keep the vaults here (reused)")
+    parser.add_argument("--save", help="the result's name in bench/results (default house-N)")
     args = parser.parse_args()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="lore-bench-house-"))
     workdir.mkdir(parents=True, exist_ok=True)
     bare, note_id = prepare_source(args.notes, workdir)
-    this = Version(args.name, HERE.parent / "src", workdir, bare)
+    tree = args.tree or HERE.parent / "src"
+    this = Version(args.name, tree, workdir, bare)
     base = Version(args.baseline_name, args.baseline, workdir, bare)
     load = [os.getloadavg()[0]]
     for round_number in range(args.runs + 1):  # round 0 warms the caches, untimed
@@ -219,9 +238,17 @@ def main() -> None:
         )
     print_table(rows, list(rows[0]))
     save_result(
-        f"house-{args.notes}",
+        args.save or f"house-{args.notes}",
         {
-            "command": "python bench/bench_house.py " + " ".join(sys.argv[1:]),
+            # No path of this machine: the baseline is named by its commit.
+            "command": (
+                "python bench/bench_house.py --baseline OLD/src"
+                + (" --tree NEW/src" if args.tree else "")
+                + f" --baseline-name '{base.name}' --name '{this.name}'"
+                + f" --notes {args.notes} --runs {args.runs}"
+            ),
+            "baseline_commit": commit_of(args.baseline),
+            "commit": commit_of(tree),
             "notes": args.notes,
             "runs": args.runs,
             "load_average": [round(value, 1) for value in load],
