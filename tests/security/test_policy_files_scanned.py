@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from lore.curator.run import curate
+from lore.curator.target import WholeVault
 from tests.security.curator_pr import TODAY, by_rule, curate_json, lore, open_pull_request
 from tests.support import Vault
 
@@ -60,7 +61,7 @@ def test_an_instruction_in_the_taxonomy_or_readme_blocks_the_merge(vault: Vault,
 def test_an_audit_scans_the_policy_prose(vault: Vault) -> None:
     conventions = vault.root / "_conventions.md"
     conventions.write_text(conventions.read_text(encoding="utf-8") + HIDDEN, encoding="utf-8")
-    result = curate(vault.root, all_notes=True, today=TODAY)
+    result = curate(vault.root, WholeVault(), today=TODAY)
     assert "_conventions.md" in result.checked
     assert {"injection/html-comment", "injection/zero-width"} <= {
         f.rule for f in result.findings if f.path == "_conventions.md"
@@ -149,6 +150,6 @@ def test_the_mcp_taxonomy_tool_returns_the_same_object(vault: Vault) -> None:
     assert tool.annotations.read_only_hint is True
     assert not answer.is_error
     data = answer.structured_content
-    cli = json.loads(lore("taxonomy", "--json", cwd=vault.root).stdout)
+    cli = json.loads(lore("taxonomy", "--json", "--vault", str(vault.root), cwd=vault.root).stdout)
     assert data == {**cli, "vault": {**cli["vault"], "name": data["vault"]["name"]}}
     assert "\u200b" not in json.dumps(data, ensure_ascii=False)

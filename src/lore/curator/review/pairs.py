@@ -57,10 +57,10 @@ from typing import Any
 
 from lore.curator.context.model import NoteView
 from lore.curator.judgement.claims import claims
-from lore.curator.rules.secret_scan import redact, scan_secrets
 from lore.curator.rules.text import quote
 from lore.sanitize import sanitize_text
 from lore.sanitize.markdown import sanitize_markdown
+from lore.sanitize.secret_scan import redact, scan_secrets
 
 DUPLICATE, REPLACES, REPLACES_IN_PART = "duplicate", "replaces", "replaces_in_part"
 CONTRADICTS, NEITHER = "contradicts", "neither"
