@@ -173,6 +173,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("drafts", "max_age_days", 30, COUNT, low=1, high=3650, power=LOCAL),
     # What is served (lore.vault.snapshot): "" is the remote's default branch.
     Setting("vault", "reviewed_branch", "", TEXT, power=SERVES, sources=(REVIEWED,)),
+    # The site (`lore site`, docs/site.md): a vault whose repository is not public is
+    # published to GitHub Pages only when this says so (lore.site.publish). It sends the
+    # notes to whoever can read the site, so only the reviewed branch's tip may say so:
+    # never a checkout, a pull request, a vault without git or a user's own config.
+    Setting("site", "publish_private", False, BOOL, power=SENDS, sources=(REVIEWED,)),
 )
 
 
