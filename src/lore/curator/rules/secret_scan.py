@@ -530,11 +530,15 @@ class SecretMatch:
 
 def scan_secrets(text: str, allowed: Iterable[str] = ()) -> list[SecretMatch]:
     """Every secret in `text`, specific formats first; placeholders are skipped."""
-    allowed = frozenset(allowed)
+    return _scan(text, SECRET_RULES, frozenset(allowed))
+
+
+def _scan(text: str, rules: tuple[SecretRule, ...], allowed: frozenset[str]) -> list[SecretMatch]:
+    """`scan_secrets` with these of the rules (in `SECRET_RULES`' order)."""
     found: list[SecretMatch] = []
     taken: list[tuple[int, int]] = []
     lowered = text.lower()
-    for rule in SECRET_RULES:
+    for rule in rules:
         if not any(keyword in lowered for keyword in rule.keywords):
             continue
         for match in rule.pattern.finditer(text):
@@ -574,15 +578,40 @@ def mask_secrets(text: str) -> str:
 
 
 def mask_secrets_in(data: _JSON) -> _JSON:
-    """A JSON-shaped value (dicts, lists, strings) with every string's secrets masked."""
-    return cast("_JSON", _masked_value(data))
+    """A JSON-shaped value (dicts, lists, strings) with every string's secrets masked.
+
+    Each rule's keywords are looked for once in all the strings together, and only the
+    rules one of whose keywords is there are tried on each string: the same masks as
+    `mask_secrets` on every string (a rule none of whose keywords is anywhere matches
+    nowhere), for a fifth of the time on a recall's answer (1.1 → 0.2 ms, five hits).
+    """
+    strings: list[str] = []
+    _strings_of(data, strings)
+    everything = "\0".join(strings).lower()  # keywords hold no NUL: none spans two strings
+    rules = tuple(
+        rule for rule in SECRET_RULES if any(keyword in everything for keyword in rule.keywords)
+    )
+    if not rules:
+        return data
+    return cast("_JSON", _masked_value(data, rules))
 
 
-def _masked_value(data: Any) -> Any:
+def _strings_of(data: Any, into: list[str]) -> None:
     if isinstance(data, str):
-        return mask_secrets(data)
+        into.append(data)
+    elif isinstance(data, dict):
+        for value in data.values():
+            _strings_of(value, into)
+    elif isinstance(data, list):
+        for value in data:
+            _strings_of(value, into)
+
+
+def _masked_value(data: Any, rules: tuple[SecretRule, ...]) -> Any:
+    if isinstance(data, str):
+        return redact(data, {match.value for match in _scan(data, rules, frozenset())})
     if isinstance(data, dict):
-        return {key: _masked_value(value) for key, value in data.items()}
+        return {key: _masked_value(value, rules) for key, value in data.items()}
     if isinstance(data, list):
-        return [_masked_value(value) for value in data]
+        return [_masked_value(value, rules) for value in data]
     return data
