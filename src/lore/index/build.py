@@ -89,7 +89,10 @@ class IndexUnwritable(IndexUnavailable):
 
 
 class IndexState(Record):
-    __slots__ = ("action", "changed", "healed", "kind", "notes", "seconds", "skipped", "version")
+    __slots__ = (
+        *("action", "changed", "healed", "kind", "meta", "notes", "seconds", "skipped"),
+        "version",
+    )
 
     def __init__(
         self,
@@ -102,6 +105,7 @@ class IndexState(Record):
         changed: int = 0,
         seconds: float = 0.0,
         healed: str = "",
+        meta: dict[str, str] | None = None,
     ) -> None:
         self.action = action  # "fresh", "updated", "rebuilt", "statuses"; "files" in memory
         self.version = version
@@ -111,6 +115,7 @@ class IndexState(Record):
         self.changed = changed
         self.seconds = seconds
         self.healed = healed  # why a damaged index was moved aside and rebuilt, or ""
+        self.meta = meta or {}  # the meta rows these values were read from, for readers
 
 
 def today_iso() -> str:
@@ -194,7 +199,12 @@ def error_kind(exc: sqlite3.Error, path: Path | None = None) -> str:
 
 
 def is_fresh(conn: sqlite3.Connection, root: Path, today: str) -> bool:
-    meta = read_meta(conn)
+    return meta_is_fresh(read_meta(conn), root, today)
+
+
+def meta_is_fresh(meta: dict[str, str], root: Path, today: str) -> bool:
+    """Whether an index with these meta rows serves the reviewed branch's tip (read from
+    the ref files: no process) and had its statuses computed today."""
     if meta.get("status_date") != today:
         return False
     version = current_version(root)
@@ -223,8 +233,9 @@ def open_index(
         conn = _open_sound(path).conn
         if conn is not None:
             try:
-                if is_fresh(conn, root, today):
-                    return conn, index_state(conn, "fresh", 0, 0.0)
+                meta = read_meta(conn)
+                if meta_is_fresh(meta, root, today):
+                    return conn, index_state(conn, "fresh", 0, 0.0, meta=meta)
             except sqlite3.Error:
                 pass  # looked at again under the lock
             conn.close()
@@ -427,10 +438,18 @@ def fts5_usable() -> bool:
 
 
 def index_state(
-    conn: sqlite3.Connection, action: str, changed: int, seconds: float, healed: str = ""
+    conn: sqlite3.Connection,
+    action: str,
+    changed: int,
+    seconds: float,
+    healed: str = "",
+    *,
+    meta: dict[str, str] | None = None,
 ) -> IndexState:
-    """The index's state; the counts come from the meta rows written with every update."""
-    meta = read_meta(conn)
+    """The index's state; the counts come from the meta rows written with every update
+    (`meta`: those rows, when the caller has just read them)."""
+    if meta is None:
+        meta = read_meta(conn)
     return IndexState(
         action=action,
         version=meta.get("version", ""),
@@ -440,6 +459,7 @@ def index_state(
         changed=changed,
         seconds=seconds,
         healed=healed,
+        meta=meta,
     )
 
 

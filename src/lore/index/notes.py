@@ -33,7 +33,7 @@ def get_note(
     def read(conn: sqlite3.Connection, _: IndexState) -> Any:
         return conn.execute(f"SELECT {_COLUMNS} FROM notes WHERE id = ?", (note_id,)).fetchone()
 
-    row = read_index(root, read, notices=notices)
+    row = read_index(root, read, kept=True, notices=notices)
     if row is None:
         return None
     note = Note(
@@ -63,7 +63,7 @@ def similar_ids(
     def read(conn: sqlite3.Connection, _: IndexState) -> list[str]:
         return [r[0] for r in conn.execute("SELECT id FROM notes")]
 
-    ids = read_index(root, read, notices=notices)
+    ids = read_index(root, read, kept=True, notices=notices)
     starting = sorted(found for found in ids if found.startswith(note_id))
     if starting:  # `lore show billing--` names the ids it starts
         return starting[: max(limit, 10)]

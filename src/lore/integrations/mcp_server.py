@@ -272,11 +272,11 @@ def build_server(vault_flag: str | None = None, cwd: Path | None = None) -> Any:
     async def list_tools(ctx: Any, params: Any) -> Any:
         return listed
 
-    async def call_tool(ctx: Any, params: Any) -> Any:
-        import anyio
+    reader = Reader()
 
+    async def call_tool(ctx: Any, params: Any) -> Any:
         try:
-            data = await anyio.to_thread.run_sync(tools.call, params.name, params.arguments)
+            data = await reader.run(params.name, tools.call, params.name, params.arguments)
         except ToolFailure as failure:
             return types.CallToolResult(
                 content=[types.TextContent(type="text", text=str(failure))],
@@ -301,6 +301,35 @@ def build_server(vault_flag: str | None = None, cwd: Path | None = None) -> Any:
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
+
+
+class Reader:
+    """Where a tool call runs: the tools that read the index on one thread of their own,
+    the others (a proposal's push, the proposals' listing) on the SDK's worker threads.
+
+    A thread keeps its own index connection between calls (`read_index(kept=True)`), with
+    SQLite's cache of the pages recalls read and the index's meta rows. On the shared
+    worker threads, which also carry the stdio transport's reads and writes, successive
+    recalls met several threads, each with its own connection to open and cache to warm.
+    """
+
+    READS = frozenset({"recall", "get_note", "taxonomy"})
+
+    def __init__(self) -> None:
+        self.executor: Any = None
+
+    async def run(self, name: str, call: Any, *args: Any) -> Any:
+        if name not in self.READS:
+            import anyio
+
+            return await anyio.to_thread.run_sync(call, *args)
+        import asyncio
+
+        if self.executor is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lore-reads")
+        return await asyncio.wrap_future(self.executor.submit(call, *args))
 
 
 def _snake(hints: dict[str, bool]) -> dict[str, bool]:

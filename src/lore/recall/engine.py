@@ -38,8 +38,12 @@ def _parsed_meta(aliases: str, settings: str) -> tuple[AliasIndex, dict[str, Any
     return AliasIndex(json.loads(aliases)), json.loads(settings)
 
 
-def _meta(conn: sqlite3.Connection) -> tuple[AliasIndex, dict[str, Any], str, str]:
-    meta = dict(
+def _meta(
+    conn: sqlite3.Connection, rows: dict[str, str] | None = None
+) -> tuple[AliasIndex, dict[str, Any], str, str]:
+    """The index's aliases, settings, version and branch; from `rows` (its meta rows, as
+    `read_index` hands them to a reader) when given, else read."""
+    meta = rows or dict(
         conn.execute(
             "SELECT key, value FROM meta "
             "WHERE key IN ('aliases', 'recall_settings', 'version', 'branch')"
@@ -60,9 +64,11 @@ def recall_in_index(
     *,
     today: date | None = None,
     statistics: Statistics | None = None,
+    meta: dict[str, str] | None = None,
 ) -> RecallResult:
-    """Recall from an open index; `statistics` (several vaults' together) sets the idf."""
-    aliases, settings, version, branch = _meta(conn)
+    """Recall from an open index; `statistics` (several vaults' together) sets the idf;
+    `meta`: the index's meta rows when the caller has them (`IndexState.meta`)."""
+    aliases, settings, version, branch = _meta(conn, meta)
     plan = build_query(request.query, aliases)
     result = RecallResult(
         query=request.query,
@@ -199,8 +205,8 @@ def recall(root: Path, request: RecallRequest, check: Filters | None = None) -> 
         if check is not None and not check.empty:
             from lore.recall.filters import check_filters, stored_vocabulary
 
-            check_filters(stored_vocabulary(conn), check)
-        return recall_in_index(conn, request), state.skipped
+            check_filters(stored_vocabulary(conn, state.meta), check)
+        return recall_in_index(conn, request, meta=state.meta), state.skipped
 
     try:
         result, skipped = read_index(
