@@ -267,3 +267,25 @@ def test_warm_recall_answers_as_lore_recall_for_every_query_class(
         assert {key: data[key] for key in expected} == expected, call
         inactive += sum(hit.get("active") is False for hit in data["results"])
     assert inactive, "no class returned an inactive note"
+
+
+def test_the_default_repository_follows_the_working_directory_s_origin(
+    make_vault: Callable[..., Vault], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`recall` without `repo` favours the repository the server runs in; the server keeps
+    that name while the repository's git config is unchanged, and reads it again after."""
+    from lore.integrations.mcp_server import VaultTools
+
+    vault = make_vault(synthetic_notes(30))
+    monkeypatch.setenv("LORE_VAULT", str(vault.root))
+    work = tmp_path / "checkout"
+    (work / "src").mkdir(parents=True)
+    git(work, "init", "-q")
+    git(work, "remote", "add", "origin", "https://github.com/acme/payments-api.git")
+    tools = VaultTools(None, work / "src")
+    assert tools.recall("postgres replica lag")["repo"] == "payments-api"
+    assert tools.recall("kafka consumer")["repo"] == "payments-api"
+    git(work, "remote", "set-url", "origin", "git@github.com:acme/web-app.git")
+    assert tools.recall("postgres replica lag")["repo"] == "web-app"
+    git(work, "remote", "remove", "origin")
+    assert tools.recall("postgres replica lag")["repo"] == "checkout"
