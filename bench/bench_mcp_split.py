@@ -62,7 +62,7 @@ PARTS = (
     ("first-stage query", "lore.recall.ranker.Pass", "take"),
     ("exact cut: reading a pass further", "lore.recall.ranker.Pass", "take_above"),
     ("exact cut: lore's idf correction", "lore.recall.ranker.Ranker", "corrected"),
-    ("snippets", "lore.recall.engine", "_add_snippets"),
+    ("snippets", "lore.recall.engine._Ranked", "finish"),
     ("the answer's JSON", "lore.recall.model", "recall_json"),
     ("secret masking", "lore.integrations.mcp_server", "_masked"),
 )

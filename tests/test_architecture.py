@@ -340,6 +340,60 @@ def test_recall_path_imports_no_heavy_modules(make_vault: Callable[..., Vault]) 
     assert loaded & costly == set()
 
 
+# ---- where lazy imports are kept in cli/ (docs/performance.md) ----
+
+# The command-line modules on the recall and hook paths, and the agents' other reads.
+LAZY_CLI = {
+    "lore.cli.main",
+    "lore.cli.recall_cmd",
+    "lore.cli.recall_args",
+    "lore.cli.recall_view",
+    "lore.cli.hook_cmd",
+    "lore.cli.output",
+    "lore.cli.parsing",
+    "lore.cli.show_cmd",
+    "lore.cli.taxonomy_cmd",
+}
+# rich where a person is shown something; an extra that may be missing; one command's tool.
+LAZY_ANYWHERE = ("rich", "mcp", "shtab")
+LAZY_IN = {
+    "lore.cli.mcp_cmd": ("lore.integrations.mcp_server",),  # it imports the mcp extra
+    # `lore drafts` lists the inbox without the curator or GitPython (0.09 s, not 0.78 s)
+    "lore.cli.drafts_cmd": (
+        "lore.team.drafts.save",
+        "lore.team.drafts.propose",
+        "lore.team.proposals",
+        "lore.sanitize.secret_scan",
+        "subprocess",
+        "shlex",
+    ),
+}
+
+
+def lazy_imports(tree: ast.Module) -> Iterator[tuple[int, str]]:
+    """(line, module) of every import inside a function."""
+    for function in ast.walk(tree):
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for node in ast.walk(function):
+                if isinstance(node, ast.ImportFrom):
+                    yield node.lineno, "." * node.level + (node.module or "")
+                elif isinstance(node, ast.Import):
+                    yield from ((node.lineno, alias.name) for alias in node.names)
+
+
+def test_cli_imports_at_the_top_off_the_hot_paths() -> None:
+    found = [
+        f"{name}:{line} imports {module} inside a function"
+        for name, _, tree in sources()
+        if name.startswith("lore.cli.") and name not in LAZY_CLI
+        for line, module in lazy_imports(tree)
+        if not module.startswith((*LAZY_ANYWHERE, *LAZY_IN.get(name, ())))
+    ]
+    assert found == []
+    planted = "def run():\n    from lore.vaults import one_vault\n"
+    assert list(lazy_imports(ast.parse(planted))) == [(2, "lore.vaults")]
+
+
 # ---- what a recall or hook process loads and starts (docs/performance.md) ----
 
 # Never on a recall or hook path: each costs milliseconds at every start, or is heavy.

@@ -7,7 +7,7 @@ import string
 
 import pytest
 
-from lore.curator.rules.secret_scan import SECRET_RULES, is_placeholder, mask, redact, scan_secrets
+from lore.sanitize.secret_scan import SECRET_RULES, is_placeholder, mask, redact, scan_secrets
 
 RNG = random.Random(7)
 
@@ -139,7 +139,7 @@ def test_masking_a_json_answer_masks_each_string_as_alone() -> None:
     """`mask_secrets_in` tries on each string only the rules whose keywords appear in
     some string of the answer: the masks are those of `mask_secrets` string by string,
     for every rule's sample, alone and mixed with prose and look-alikes."""
-    from lore.curator.rules.secret_scan import mask_secrets, mask_secrets_in
+    from lore.sanitize.secret_scan import mask_secrets, mask_secrets_in
 
     prose = ["The export job runs nightly.", "the token bucket refills", "", "ask the desk"]
     pieces = [*SAMPLES.values(), *prose]

@@ -11,7 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from lore.cli.options import add_json, add_timeout, add_vault
+from lore.cli.output import console, notice, print_json, safe
 from lore.errors import ExitCode, UsageError
+from lore.team.capture import capture
+from lore.vaults import one_vault
 
 EPILOG = """\
 examples:
@@ -59,9 +62,6 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.team.capture import capture
-    from lore.vaults import one_vault
-
     if args.timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds.")
     root = one_vault(args.vault).root
@@ -70,11 +70,8 @@ def run(args: argparse.Namespace) -> int:
     )
     errors = any(saved.errors for saved in result.saved)
     if args.json:
-        from lore.cli.output import print_json
-
         print_json(result.to_json())
         return ExitCode.PROBLEMS_FOUND if errors else ExitCode.OK
-    from lore.cli.output import console, notice, safe
 
     for message in result.notices:
         notice(message)

@@ -6,6 +6,9 @@ import argparse
 from typing import Any
 
 from lore.cli.options import add_json
+from lore.cli.output import console, notice, print_json, safe
+from lore.team.init import init_vault
+from lore.team.model_review_seed import SUMMARY
 
 EPILOG = """\
 examples:
@@ -98,8 +101,6 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.team.init import init_vault
-
     result = init_vault(
         args.path,
         github=args.github,
@@ -112,11 +113,8 @@ def run(args: argparse.Namespace) -> int:
         register_vault=args.register,
     )
     if args.json:
-        from lore.cli.output import print_json
-
         print_json(result.to_json())
         return 0
-    from lore.cli.output import console, notice, safe
 
     out = console()
     for message in result.notices:
@@ -130,8 +128,6 @@ def run(args: argparse.Namespace) -> int:
     if result.github:
         out.print(f"Published at {safe(result.github)}")
     if result.model_review:
-        from lore.team.model_review_seed import SUMMARY
-
         out.print(safe(SUMMARY))
     if result.pinned:
         out.print(

@@ -105,7 +105,6 @@ class IndexState(Record):
         changed: int = 0,
         seconds: float = 0.0,
         healed: str = "",
-        meta: dict[str, str] | None = None,
     ) -> None:
         self.action = action  # "fresh", "updated", "rebuilt", "statuses"; "files" in memory
         self.version = version
@@ -115,7 +114,7 @@ class IndexState(Record):
         self.changed = changed
         self.seconds = seconds
         self.healed = healed  # why a damaged index was moved aside and rebuilt, or ""
-        self.meta = meta or {}  # the meta rows these values were read from, for readers
+        self.meta: dict[str, str] = {}  # the meta rows these were read from, for readers
 
 
 def today_iso() -> str:
@@ -450,7 +449,7 @@ def index_state(
     (`meta`: those rows, when the caller has just read them)."""
     if meta is None:
         meta = read_meta(conn)
-    return IndexState(
+    state = IndexState(
         action=action,
         version=meta.get("version", ""),
         kind=meta.get("kind", ""),
@@ -459,8 +458,9 @@ def index_state(
         changed=changed,
         seconds=seconds,
         healed=healed,
-        meta=meta,
     )
+    state.meta = meta
+    return state
 
 
 def index_in_memory(

@@ -5,7 +5,12 @@ any output may show: the token's public prefix (`ghp_`, `sk_live_`) and its leng
 never the secret part. Placeholders pass: `${VAR}`, `<TOKEN>`, `xxxx`, values with
 EXAMPLE in them (AWS's documented `AKIAIOSFODNN7EXAMPLE`), the documented test
 tokens listed in `DOCUMENTED_EXAMPLES`, and whatever a vault lists in
-`allowed_placeholders`. Also used by `lore remember` before anything is pushed.
+`allowed_placeholders`.
+
+It sits on the ground floor, beside the sanitizer, because every view masks with it:
+`lore remember` and the drafts inbox before anything is saved or pushed, `lore show`,
+the MCP server, `lore review`, `lore capture`, crash logs and the curator's reports.
+The curator's `secret/` rule family (`lore.curator.rules.secret`) is built on it.
 """
 
 from __future__ import annotations
@@ -583,9 +588,7 @@ def mask_secrets_in(data: _JSON) -> _JSON:
     Rules whose keywords are nowhere in the value's JSON (escaping changes no keyword)
     are not tried: `mask_secrets`' masks, in a fifth of the time on a recall's answer."""
     everything = json.dumps(data, ensure_ascii=False, default=str).lower()
-    rules = tuple(
-        rule for rule in SECRET_RULES if any(keyword in everything for keyword in rule.keywords)
-    )
+    rules = tuple(rule for rule in SECRET_RULES if any(k in everything for k in rule.keywords))
     return cast("_JSON", _masked_value(data, rules)) if rules else data
 
 
@@ -594,6 +597,4 @@ def _masked_value(data: Any, rules: tuple[SecretRule, ...]) -> Any:
         return redact(data, {match.value for match in _scan(data, rules, frozenset())})
     if isinstance(data, dict):
         return {key: _masked_value(value, rules) for key, value in data.items()}
-    if isinstance(data, list):
-        return [_masked_value(value, rules) for value in data]
-    return data
+    return [_masked_value(value, rules) for value in data] if isinstance(data, list) else data
