@@ -109,6 +109,9 @@ class Ranker(Record):
         self.bm25_sql = f"bm25(notes_fts, {values})"  # numbers only, from the index's settings
         local = phrase_statistics(conn, [term.fts() for term in plan.terms])
         self.rows, self.hits = local.rows, local.hits
+        # Every first-stage query names the phrases in this order, rarest first, so that
+        # FTS5 adds up each row's score in the same order whichever query scores it.
+        self.order = sorted(local.hits, key=lambda phrase: (local.hits[phrase], phrase))
         self.scoring = statistics or local  # what the idf comes from
         self.fts_idf = {phrase: fts5_idf(local.rows, n) for phrase, n in local.hits.items()}
         self.idf = {phrase: self.scoring.idf(phrase) for phrase in local.hits}
@@ -135,30 +138,34 @@ class Ranker(Record):
             today=self.today,
         )
 
-    def candidates(self, match: str, essential: str | None = None) -> Pass:
-        """The matching rows by FTS5's BM25 (with column weights), best first, as a `Pass`.
+    def candidates(
+        self, match: str, essential: str | None = None, rest: str | None = None
+    ) -> list[Pass]:
+        """The matching rows by FTS5's BM25 (with column weights), best first, as passes.
 
-        With `essential`, only rows that match it are scored (see `rank`); the score is
-        still that of the whole query, so it equals what the plain query gives the row.
-        Its rows are read as they are needed: the first `CANDIDATES` (or `limit`, when
-        more are asked for), and further ones only when a bound says they could count.
+        With `essential`, only rows that match it are scored (see `rank`), as FTS5
+        expressions that name every phrase of `match` once: `essential` itself, or with
+        `rest` (the phrases it leaves out) `(essential) AND (rest)` and `(essential) NOT
+        (rest)`. A row's score is then the plain query's, bit for bit: FTS5 adds each
+        phrase's part in the order the expression names it, and the phrases a row has
+        come in `order` in each of them (a phrase in a `NOT` adds 0.0). FTS5 reads only
+        the doclists the expression needs: a first pass took half the time at 100,000
+        notes of one scoring every row of `match` and keeping those in `essential`'s
+        (10.9 against 20.6 ms), 0.73x at 10,000. Rows are read as they are needed: the
+        first `CANDIDATES` (or `limit`, when more are asked for), and further ones only
+        when a bound says they could count.
         """
-        clauses = ""
-        params: list[Any] = [match]
-        if essential is not None:
-            # `+rowid` keeps SQLite from looking rows up one by one through the IN list.
-            clauses = (
-                " AND +notes_fts.rowid IN (SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?)"
-            )
-            params.append(essential)
+        if essential is None:
+            expressions = [match]
+        elif rest is None:
+            expressions = [essential]
+        else:
+            expressions = [f"({essential}) AND ({rest})", f"({essential}) NOT ({rest})"]
+        sql = f"SELECT notes_fts.rowid AS rowid, -{self.bm25_sql} AS s FROM notes_fts "
+        sql += "WHERE notes_fts MATCH ?"
         if self.where:
-            clauses += f" AND +notes_fts.rowid IN (SELECT n.rowid FROM notes n WHERE 1{self.where})"
-            params += self.params
-        sql = (
-            f"SELECT notes_fts.rowid AS rowid, -{self.bm25_sql} AS s FROM notes_fts "
-            f"WHERE notes_fts MATCH ?{clauses}"
-        )
-        return Pass(self.conn, sql, params)
+            sql += f" AND +notes_fts.rowid IN (SELECT n.rowid FROM notes n WHERE 1{self.where})"
+        return [Pass(self.conn, sql, [expression, *self.params]) for expression in expressions]
 
     def phrase_parts(self, phrase: str, rowids: list[int]) -> list[tuple[int, float]]:
         """FTS5's BM25 of `phrase` alone for these rows: its part of their score."""
@@ -301,23 +308,28 @@ class Ranker(Record):
         ceiling = self.max_boost()
         limit = self.request.limit
         size = max(CANDIDATES, limit)
-        match = self.plan.match
+        match = " OR ".join(self.order)
         skipped = self.common_terms()
         skip = {phrase for phrase, _ in skipped}
-        scored_phrases = [t.fts() for t in self.plan.terms if t.fts() not in skip]
+        scored_phrases = [phrase for phrase in self.order if phrase not in skip]
         if skipped and not self.worth_skipping(skipped, scored_phrases, ceiling):
-            skipped, scored_phrases = [], [t.fts() for t in self.plan.terms]
+            skipped, scored_phrases = [], list(self.order)
         found: dict[int, float] = {}
         cut: list[Pass] = []  # passes left after their first rows: more may count
         deep: list[Pass] = []  # passes read on until no unread row can enter the results
 
-        def start(essential: str | None) -> None:
-            query = self.candidates(match, essential)
-            found.update(query.take(size))
-            if not query.done:
-                cut.append(query)
+        scored = set(scored_phrases)
 
-        start(" OR ".join(scored_phrases) if skipped else None)
+        def start(essential: str | None, rest: str | None = None) -> None:
+            for query in self.candidates(match, essential, rest):
+                found.update(query.take(size))
+                if not query.done:
+                    cut.append(query)
+
+        if skipped:  # the skipped phrases come last in `order` (the commonest)
+            start(" OR ".join(scored_phrases), " OR ".join(p for p in self.order if p in skip))
+        else:
+            start(None)
         while True:
             bm25 = self.corrected(found)  # `score` adds the notes that replace superseded
             scores, boosts, replaced = self.score(bm25, ceiling)
@@ -344,17 +356,11 @@ class Ranker(Record):
                 continue
             if not skipped or sum(bound for _, bound in skipped) * ceiling < kth:
                 break
-            total, still_skipped = 0.0, []
-            for phrase, bound in skipped:  # least first: skip what still cannot reach kth
-                if (total + bound) * ceiling >= kth:
-                    break
-                total += bound
-                still_skipped.append((phrase, bound))
-            kept = {phrase for phrase, _ in still_skipped}
-            added = [phrase for phrase, _ in skipped if phrase not in kept]
-            start(f"({' OR '.join(added)}) NOT ({' OR '.join(scored_phrases)})")
+            added, skipped = self.next_pass(skipped, scored, kth, ceiling)
+            still = " OR ".join(p for p in self.order if p in {q for q, _ in skipped})
+            start(f"({' OR '.join(added)}) NOT ({' OR '.join(scored_phrases)})", still or None)
             scored_phrases += added
-            skipped = still_skipped
+            scored.update(added)
 
         top = sorted(scores, key=lambda rowid: (-scores[rowid], rowid))[:limit]
         rows = self.conn.execute(
@@ -371,6 +377,31 @@ class Ranker(Record):
         bodies = {row[0]: row[-1] for row in rows}
         hits.sort(key=lambda h: (-h.score, h.id))
         return hits, bodies
+
+    def next_pass(
+        self, skipped: list[tuple[str, float]], scored: set[str], kth: float, ceiling: float
+    ) -> tuple[list[str], list[tuple[str, float]]]:
+        """The phrases a further pass adds (in `order`) and those it still skips: the
+        least bounds (first in `skipped`) that together still cannot reach `kth`.
+
+        The pass names the phrases a row may have in `order` (see `candidates`), the
+        added ones first; when several vaults' idf orders the bounds otherwise than this
+        vault's counts order `order`, so that a skipped phrase would come before an added
+        one, every phrase left is added instead.
+        """
+        total, still_skipped = 0.0, []
+        for phrase, bound in skipped:  # least first: skip what still cannot reach kth
+            if (total + bound) * ceiling >= kth:
+                break
+            total += bound
+            still_skipped.append((phrase, bound))
+        kept = {phrase for phrase, _ in still_skipped}
+        left = {phrase for phrase, _ in skipped}
+        added = [p for p in self.order if p in left and p not in kept and p not in scored]
+        still = [p for p in self.order if p in kept]
+        if still and self.order.index(still[0]) < self.order.index(added[-1]):
+            return [p for p in self.order if p in left and p not in scored], []
+        return added, still_skipped
 
     def score_below(self, target: float) -> float:
         """An FTS5 score below which no row's lore BM25 reaches `target` (`left_out_bound`).
