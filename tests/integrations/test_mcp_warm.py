@@ -289,3 +289,25 @@ def test_the_default_repository_follows_the_working_directory_s_origin(
     assert tools.recall("postgres replica lag")["repo"] == "web-app"
     git(work, "remote", "remove", "origin")
     assert tools.recall("postgres replica lag")["repo"] == "checkout"
+
+
+def test_the_tools_that_read_the_index_run_on_one_thread_of_their_own() -> None:
+    """So every recall finds the same kept connection (`read_index(kept=True)` keeps one
+    per thread); a proposal's push runs on the SDK's worker threads instead."""
+    import threading
+
+    import anyio
+
+    from lore.integrations.mcp_server import Reader
+
+    reader = Reader()
+
+    async def calls() -> tuple[list[int], list[int]]:
+        reads = [await reader.run(name, threading.get_ident) for name in Reader.READS]
+        reads += [await reader.run("recall", threading.get_ident) for _ in range(5)]
+        others = [await reader.run(name, threading.get_ident) for name in ("remember",)]
+        return reads, others
+
+    reads, others = anyio.run(calls)
+    assert len(set(reads)) == 1 and reads[0] != threading.get_ident()
+    assert reads[0] not in others

@@ -395,6 +395,7 @@ class Reader:
     SQLite's cache of the pages recalls read and the index's meta rows. On the shared
     worker threads, which also carry the stdio transport's reads and writes, successive
     recalls met several threads, each with its own connection to open and cache to warm.
+    (`serve` runs the SDK on anyio's asyncio backend, whose loop awaits the thread.)
     """
 
     READS = frozenset({"recall", "get_note", "taxonomy"})
