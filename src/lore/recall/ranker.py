@@ -109,8 +109,7 @@ class Ranker(Record):
         self.bm25_sql = f"bm25(notes_fts, {values})"  # numbers only, from the index's settings
         local = phrase_statistics(conn, [term.fts() for term in plan.terms])
         self.rows, self.hits = local.rows, local.hits
-        # Every first-stage query names the phrases in this order, rarest first, so that
-        # FTS5 adds up each row's score in the same order whichever query scores it.
+        # Every first-stage query names the phrases rarest first (see `candidates`).
         self.order = sorted(local.hits, key=lambda phrase: (local.hits[phrase], phrase))
         self.scoring = statistics or local  # what the idf comes from
         self.fts_idf = {phrase: fts5_idf(local.rows, n) for phrase, n in local.hits.items()}
@@ -144,24 +143,28 @@ class Ranker(Record):
         With `essential`, only rows that match it are scored (see `rank`), through FTS5
         expressions that name every phrase of `match` once: `essential` itself, or with
         `rest` (the phrases it leaves out) `(essential) AND (rest)` and `(essential) NOT
-        (rest)`, one query. A row's score is then the plain query's, bit for bit: FTS5
-        adds each phrase's part in the order the expression names it, and the phrases a
-        row has come in `order` in each (a phrase under `NOT` adds 0.0). FTS5 reads only
-        the entries the expressions need, not every row of `match`: 0.5-0.9x the time of
-        keeping `match`'s rows to `essential`'s with `rowid IN` (14 queries, 100,000
-        notes). Rows are read as they are needed: the first `CANDIDATES` (or `limit`, when
-        more are asked for), and further ones only when a bound says they could count.
+        (rest)`, one query. FTS5 adds a row's parts in the order the expression names the
+        phrases (one under `NOT` adds 0.0), the row's phrases come in `order` in each, so
+        the score is the plain query's bit for bit, and FTS5 reads only the entries they
+        need: 0.5-0.9x the time of `match`'s rows kept to `essential`'s by `rowid IN` (14
+        queries, 100,000 notes), which a filtered query still does (two expressions read
+        the filter's rows twice: 4 % more). Rows are read as needed: the first
+        `CANDIDATES` (or `limit`), more only when a bound says they could count.
         """
+        one = f"SELECT notes_fts.rowid AS rowid, -{self.bm25_sql} AS s FROM notes_fts "
+        one += "WHERE notes_fts MATCH ?"
+        if self.where:
+            one += f" AND +notes_fts.rowid IN (SELECT n.rowid FROM notes n WHERE 1{self.where})"
+            if essential is not None:
+                within = "SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?"
+                one += f" AND +notes_fts.rowid IN ({within})"
+                return Pass(self.conn, one, [match, *self.params, essential])
         if essential is None:
             expressions = [match]
         elif rest is None:
             expressions = [essential]
         else:
             expressions = [f"({essential}) AND ({rest})", f"({essential}) NOT ({rest})"]
-        one = f"SELECT notes_fts.rowid AS rowid, -{self.bm25_sql} AS s FROM notes_fts "
-        one += "WHERE notes_fts MATCH ?"
-        if self.where:
-            one += f" AND +notes_fts.rowid IN (SELECT n.rowid FROM notes n WHERE 1{self.where})"
         params = [value for expression in expressions for value in (expression, *self.params)]
         return Pass(self.conn, " UNION ALL ".join([one] * len(expressions)), params)
 
@@ -315,7 +318,6 @@ class Ranker(Record):
         found: dict[int, float] = {}
         cut: list[Pass] = []  # passes left after their first rows: more may count
         deep: list[Pass] = []  # passes read on until no unread row can enter the results
-
         scored = set(scored_phrases)
 
         def start(essential: str | None, rest: str | None = None) -> None:
