@@ -34,7 +34,7 @@ from lore.index.build import (
 from lore.index.fill import fill_index, read_meta
 from lore.index.health import DAMAGED, describe
 from lore.index.schema import create_schema
-from lore.paths import index_path
+from lore.vault.resolved import Vault
 
 TYPE_CHECKING = False  # typing costs 3 ms at start-up; mypy reads the block
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 
 
 def read_index(
-    root: Path,
+    where: Vault | Path,
     read: Callable[[sqlite3.Connection, IndexState], T],
     *,
     kept: bool = False,
@@ -59,9 +59,12 @@ def read_index(
     runs on an in-memory index of the committed files (`fallback`), or
     `IndexUnavailable` is raised. Notices for the user (a healed index, a fallback)
     are appended to `notices`. `kept`: reuse this thread's connection between calls
-    (`open_index_kept`); `read` must not keep the connection or its cursors.
+    (`open_index_kept`); `read` must not keep the connection or its cursors. `where`:
+    the vault's `Vault`, or its folder.
     """
-    path = index_path(root)
+    vault = Vault.of(where)
+    root = vault.root
+    path = vault.index_path
     trouble: IndexUnavailable | None = None
     for attempt in (1, 2):
         conn: sqlite3.Connection | None = None
@@ -69,7 +72,7 @@ def read_index(
         # the connection reads the new one, or the heal below sees the file has changed.
         seen = file_id_or_none(path)
         try:
-            conn, state = open_index_kept(root) if kept else open_index(root)
+            conn, state = open_index_kept(vault) if kept else open_index(vault)
             if state.healed and notices is not None:
                 notices.append(state.healed)
             value = read(conn, state)
@@ -81,7 +84,7 @@ def read_index(
             kind = error_kind(exc, path)
             if kind == DAMAGED and attempt == 1:
                 try:
-                    healed = heal_index(root, seen, describe(exc))
+                    healed = heal_index(vault, seen, describe(exc))
                 except IndexUnavailable as unusable:
                     trouble = unusable
                     break
@@ -140,7 +143,7 @@ class _Kept:
         self.data_version = _data_version(conn)  # before the rows: a write between is seen
         self.meta = read_meta(conn)
 
-    def still_fresh(self, root: Path) -> bool:
+    def still_fresh(self, vault: Vault) -> bool:
         """Whether the kept connection still serves the vault's current index, up to date.
 
         One `stat` (the file moved aside and rebuilt is another file), one pragma (another
@@ -151,7 +154,7 @@ class _Kept:
         return (
             file_id(self.path) == self.file
             and _data_version(self.conn) == self.data_version
-            and meta_is_fresh(self.meta, root, today_iso())
+            and meta_is_fresh(self.meta, vault, today_iso())
         )
 
 
@@ -163,7 +166,7 @@ _KEPT: dict[int, _Kept] = {}
 MAX_KEPT = 8  # threads whose connection is kept; past that the oldest is let go
 
 
-def open_index_kept(root: Path) -> tuple[sqlite3.Connection, IndexState]:
+def open_index_kept(where: Vault | Path) -> tuple[sqlite3.Connection, IndexState]:
     """`open_index` for a process that recalls again and again, like the MCP server.
 
     The connection stays open for the calling thread's next call, which reuses it (and
@@ -175,19 +178,21 @@ def open_index_kept(root: Path) -> tuple[sqlite3.Connection, IndexState]:
     """
     from _thread import get_ident  # `threading` would cost a millisecond at start-up
 
+    vault = Vault.of(where)
+    root = vault.root
     thread = get_ident()
     kept = _KEPT.pop(thread, None)
     if kept is not None:
         try:
-            if kept.root == str(root) and kept.still_fresh(root):
+            if kept.root == str(root) and kept.still_fresh(vault):
                 _KEPT[thread] = kept
                 return kept.conn, index_state(kept.conn, "fresh", 0, 0.0, meta=kept.meta)
         except (OSError, sqlite3.Error):
             pass
         kept.conn.close()
-    conn, state = open_index(root)
+    conn, state = open_index(vault)
     try:
-        _KEPT[thread] = _Kept(str(root), index_path(root), conn)
+        _KEPT[thread] = _Kept(str(root), vault.index_path, conn)
     except (OSError, sqlite3.Error):
         return conn, state  # not kept: the next call opens it again
     while len(_KEPT) > MAX_KEPT:  # another thread's, opened longest ago; closed when collected
