@@ -18,6 +18,7 @@ class ExitCode(IntEnum):
     BAD_INPUT = 2  # bad usage or bad input the user must fix
     INTERNAL = 3  # an unexpected internal error; details in a log file
     INTERRUPTED = 130
+    READER_GONE = 141  # 128 + SIGPIPE, as a shell reports a tool its pipe's reader left
 
 
 class Stopped(KeyboardInterrupt):

@@ -7,6 +7,7 @@ import io
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -58,6 +59,34 @@ def test_clean_note_exits_0(curator_vault: Vault) -> None:
     result = run_lore("curate", "--vault", str(curator_vault.root), str(path))
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no problems in 1 file" in result.stdout
+
+
+@pytest.mark.parametrize("streams", ["", "2>&1"])
+def test_a_failing_check_piped_into_head_still_fails(curator_vault: Vault, streams: str) -> None:
+    """`lore curate … | head -1` in a real shell with pipefail: head leaves after one line
+    of a report far larger than a pipe holds (64 KiB), and the check's 1 is what the
+    pipeline returns (it was 0: the broken pipe was taken for success)."""
+    for number in range(150):
+        name = f"fixture--bad-{number}--2026-02-01.md"
+        write_note(curator_vault, name, note_text(type="lesson").encode())
+    alone = run_lore("curate", "--vault", str(curator_vault.root), "--all")
+    assert alone.returncode == 1 and len(alone.stdout) > 65536
+    lore = " ".join(shlex.quote(part) for part in (sys.executable, "-m", "lore"))
+    script = (
+        f"set -o pipefail; {lore} curate --vault {shlex.quote(str(curator_vault.root))} --all "
+        f'{streams} | head -1; echo "pipeline=$? lore=${{PIPESTATUS[0]}}" >&2'
+    )
+    shell = subprocess.run(
+        ["bash", "-c", script],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": SRC},
+        timeout=120,
+        check=False,
+    )
+    assert shell.stdout.count("\n") == 1 and shell.stdout.startswith("notes/")
+    assert shell.stderr.splitlines()[-1] == "pipeline=1 lore=1", shell.stderr
+    assert "Traceback" not in shell.stderr and "Exception ignored" not in shell.stderr
 
 
 def test_errors_exit_1_and_warnings_alone_exit_0(curator_vault: Vault) -> None:

@@ -9,7 +9,6 @@ only when their command runs, so `lore recall` pays for nothing else; a plain
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 from collections.abc import Sequence
 
@@ -101,6 +100,15 @@ def add_vault_option(parser: argparse.ArgumentParser) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     command = _pick_command(args_list)
+    if command in QUIET_COMMANDS:  # they write for an agent, and catch what they must
+        return _run(command, args_list)
+    from lore.cli.pipes import reader_tolerant
+
+    with reader_tolerant():  # `lore … | head` keeps the command's own exit code
+        return _run(command, args_list)
+
+
+def _run(command: str | None, args_list: list[str]) -> int:
     try:
         if command not in _OWN_SIGNALS:
             stop_like_ctrl_c()
@@ -127,10 +135,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write("\nlore: cancelled: no answer was given.\n")
         return ExitCode.INTERRUPTED
     except BrokenPipeError:
-        # The reader went away (`lore recall … | head`): nothing more to say.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return ExitCode.OK
+        # A pipe lore itself writes to closed early (the streams a command prints to drop
+        # a gone reader's output, `cli.pipes`): what other tools would die of, SIGPIPE.
+        return ExitCode.READER_GONE
     except SystemExit:
         raise
     except Exception as exc:  # noqa: BLE001 - the last line of defence
