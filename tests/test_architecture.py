@@ -19,6 +19,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -401,7 +402,9 @@ def test_hook_processes_load_nothing_heavy_and_start_no_process(
     conn, _ = open_index(vault.root)
     conn.close()
     state_dir().mkdir(parents=True, exist_ok=True)
-    (state_dir() / "sync.stamp").touch()  # a sync ran a moment ago
+    stamp = state_dir() / "sync.stamp"
+    stamp.touch()
+    os.utime(stamp, (time.time(), time.time()))  # a sync ran a moment ago, by this clock
     work = tmp_path / "payments-api"
     work.mkdir()
     git(work, "init", "-q")

@@ -128,10 +128,11 @@ def register(subparsers: Any, name: str, help_text: str) -> None:
 
 
 def _vault_root(flag: str | None) -> Path:
-    """--vault, the vault you stand in, $LORE_VAULT, the config (`lore.vaults`)."""
+    """--vault, the vault checkout you stand in (registered or not: curate is a reviewer's
+    command), $LORE_VAULT, the config (`lore.vaults`)."""
     from lore.vaults import one_vault
 
-    return one_vault(flag).root
+    return one_vault(flag, reviewing=True).root
 
 
 def run(args: argparse.Namespace) -> int:

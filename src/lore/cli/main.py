@@ -26,8 +26,9 @@ lore: shared, reviewed memory for your team's AI coding agents.
 Notes live as markdown in a git repository (the vault); lore keeps a local SQLite
 index so recall answers in milliseconds, offline.
 
-Vault: --vault PATH (or a registered name), else the vault you stand in, else $LORE_VAULT,
-else the user config's default.
+Vault: --vault PATH (or a registered name), else the registered vault you stand in (curate,
+review and doctor: any vault checkout you stand in), else $LORE_VAULT, else the user
+config's default. Agents are served registered vaults only.
 Exit codes: 0 ok, 1 problems found, 2 bad usage or input, 3 internal error, 130 Ctrl-C."""
 
 
@@ -92,8 +93,8 @@ def add_vault_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--vault",
         metavar="PATH",
-        help="the vault: a folder or the name of a registered vault (default: the vault you "
-        "stand in, then $LORE_VAULT, then the user config's default vault)",
+        help="the vault: a folder or the name of a registered vault (default: the registered "
+        "vault you stand in, then $LORE_VAULT, then the user config's default vault)",
     )
 
 

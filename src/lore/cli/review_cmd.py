@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     from lore.team import review
     from lore.vaults import one_vault
 
-    vault = one_vault(args.vault)
+    vault = one_vault(args.vault, reviewing=True)
     wants_action = args.approve or args.merge or args.request_changes is not None
     if args.target is None:
         if wants_action:

@@ -52,15 +52,16 @@ def launch_once(
     base.mkdir(parents=True, exist_ok=True)
     stamp = base / f"{name}.stamp"
     lock_path = base / f"{name}.lock"
+    now = time.time()
     try:
-        if time.time() - stamp.stat().st_mtime < interval_s:
+        if now - stamp.stat().st_mtime < interval_s:
             return False
     except OSError:
         pass
     if _is_locked(lock_path):
         return False
     stamp.touch()
-    os.utime(stamp)
+    os.utime(stamp, (now, now))  # the stamp is read against this process's clock
     runner = [
         sys.executable,
         "-m",

@@ -6,7 +6,9 @@ read and what that part counted — is kept in one small JSON file per session. 
 is a hash of the agent's name and its session id, so no id from a payload becomes a
 path. Reading costs one open; writing, a temporary file and a rename. Anything wrong
 with the file reads as a session lore knows nothing about; writing is best effort.
-Files untouched for `KEEP_DAYS` days are removed, at most once a day.
+Files untouched for `KEEP_DAYS` days are removed, at most once a day. Every time here is
+this process's clock (`time.time()`, also written as the files' mtimes), so ages are never
+a difference between two clocks.
 """
 
 from __future__ import annotations
@@ -99,6 +101,8 @@ def save_state(state: SessionState) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         temp.write_text(json.dumps(state.as_json()), encoding="utf-8")
+        now = time.time()
+        os.utime(temp, (now, now))
         temp.replace(state.path)
     except OSError:
         with contextlib.suppress(OSError):
@@ -117,7 +121,7 @@ def _prune(folder: Path) -> None:
         pass
     try:
         stamp.touch()
-        os.utime(stamp)
+        os.utime(stamp, (now, now))
         for entry in os.scandir(folder):
             if entry.name.endswith(".json") and now - entry.stat().st_mtime > KEEP_DAYS * 86400:
                 Path(entry.path).unlink()

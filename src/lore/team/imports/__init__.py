@@ -11,13 +11,15 @@ from and what of the source could not be mapped — or `Skip`s with a reason:
   gotcha or runbook, after `agent_rules` dropped what is only about the agent;
 - `foldcrumbs` and `basic_memory` read those tools' stores, one memory or entity a draft.
 
-The shared pieces make every kind behave the same: `markdown` (sections, items,
-sentences, without code, tables, images or hidden text), `tagging` (tags from the
-vault's taxonomy), `code_repo` (the repository a file is in: its name, GitHub URL at
-a commit, the date git first recorded the file), `vault_view` (what the vault and its
-open proposals already hold), `batch` (ids, the duplicate judgement, the curator's
-findings, the `--dry-run --json` shape) and `propose` (one pull request for the batch,
-or one per note). Nothing here prints: `lore.cli.import_cmd` shows, asks and reports.
+The shared pieces make every kind behave the same: `walk` (the one way to a source's
+files: no link followed out of the folder given, files opened with `O_NOFOLLOW`),
+`markdown` (sections, items, sentences, without code, tables, images or hidden text),
+`tagging` (tags from the vault's taxonomy), `code_repo` (the repository a file is in:
+its name, GitHub URL at a commit, the date git first recorded the file), `vault_view`
+(what the vault and its open proposals already hold), `batch` (ids, the duplicate
+judgement, the curator's findings, the `--dry-run --json` shape) and `propose` (one pull
+request for the batch, or one per note). Nothing here prints: `lore.cli.import_cmd`
+shows, asks and reports.
 """
 
 from __future__ import annotations

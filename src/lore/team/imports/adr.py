@@ -1,9 +1,11 @@
 """`lore import adr`: one decision note per Architecture Decision Record.
 
-Folders are walked recursively (hidden folders and `node_modules` left out). A folder
-whose only markdown is a `README.md` (or `index.md`) is one ADR in the one-folder-per-ADR
-layout; beside other ADRs, `README.md`, `index.md`, `toc.md` and `SUMMARY.md` are index
-pages. Templates and index pages are skipped with a reason, and so is:
+Folders are walked recursively by `lore.team.imports.walk` (hidden folders and
+`node_modules` left out; a link is never followed, and is skipped with where it points).
+A folder whose only markdown is a `README.md` (or `index.md`) is one ADR in the
+one-folder-per-ADR layout; beside other ADRs, `README.md`, `index.md`, `toc.md` and
+`SUMMARY.md` are index pages. Templates and index pages are skipped with a reason, and
+so is:
 
 - a *rejected* ADR: the team decided against it, and recall serves every note as what
   holds — a rejected decision would read as a current one;
@@ -27,7 +29,6 @@ links to the full text.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +37,7 @@ from lore.team.imports.adr_parse import AdrLink, AdrRecord, parse_adr
 from lore.team.imports.code_repo import CodeRepo, repo_of
 from lore.team.imports.markdown import Block, cut_sentences, inline_plain, sentences, word_count
 from lore.team.imports.model import Draft, ReadOptions, Skip
+from lore.team.imports.walk import Entry, Unreadable, markdown_files, read_text
 
 INDEX_NAMES = frozenset(
     {"readme.md", "index.md", "toc.md", "summary.md", "_sidebar.md", "contents.md"}
@@ -48,10 +50,11 @@ CONFIDENCE = {"accepted": "high", "superseded": "high", "proposed": "low", "": "
 
 @dataclass
 class AdrFile:
-    path: Path  # resolved
+    path: Path  # real: no link below the folder given
     folder: str | None  # the ADR's own folder name, in the one-folder-per-ADR layout
     repo: CodeRepo | None
     source: str  # as the user knows it
+    entry: Entry  # how the walker reads it
     record: AdrRecord | None = None
     older: list[AdrFile] = field(default_factory=list)  # ADRs this one supersedes
     related: list[AdrFile] = field(default_factory=list)
@@ -69,13 +72,16 @@ def read_adrs(paths: list[Path], options: ReadOptions) -> tuple[list[Draft], lis
     repos: dict[Path, CodeRepo] = {}
     files: list[AdrFile] = []
     for start in paths:
-        for path, folder, reason in _walk(start):
-            repo = repo_of(path, options.repo, repos)
-            source = repo.relative(path) if repo is not None else str(path)
+        listed, passed = _walk(start)
+        for entry, folder, reason in listed:
+            repo = repo_of(entry.path, options.repo, repos)
+            source = repo.relative(entry.path) if repo is not None else entry.shown
             if reason:
                 skipped.append(Skip(source, reason))
             else:
-                files.append(AdrFile(path, folder, repo, source))
+                files.append(AdrFile(entry.path, folder, repo, source, entry))
+        for shown, reason in passed:
+            skipped.append(Skip(_shown_in_repo(start, shown, options, repos), reason))
         repo = repo_of(start, options.repo, repos)
         if repo is not None:
             repo.load([start.resolve()])
@@ -83,12 +89,9 @@ def read_adrs(paths: list[Path], options: ReadOptions) -> tuple[list[Draft], lis
         if options.progress is not None and (number % 50 == 0 or number == len(files)):
             options.progress("Reading ADRs", number, len(files))
         try:
-            text = adr.path.read_text(encoding="utf-8-sig")
-        except UnicodeDecodeError:
-            skipped.append(Skip(adr.source, "not UTF-8 text"))
-            continue
-        except OSError as exc:
-            skipped.append(Skip(adr.source, f"cannot be read ({exc.strerror})"))
+            text, _ = read_text(adr.entry)
+        except Unreadable as exc:
+            skipped.append(Skip(adr.source, str(exc)))
             continue
         parsed = parse_adr(text, adr.path.name, adr.folder)
         if isinstance(parsed, str):
@@ -120,37 +123,49 @@ def _order(adr: AdrFile) -> tuple[str, int, str]:
 # ---- which files are ADRs ----
 
 
-def _walk(start: Path) -> list[tuple[Path, str | None, str | None]]:
-    """(file, its ADR folder or None, why it is skipped or None) for each markdown file."""
-    start = start.resolve()
-    if start.is_file():
-        return [(start, None, None)]
-    found: list[tuple[Path, str | None, str | None]] = []
-    for current, folders, names in os.walk(start):
-        folders[:] = sorted(f for f in folders if not f.startswith(".") and f not in SKIPPED_DIRS)
-        here = Path(current)
-        markdown = sorted(n for n in names if n.lower().endswith((".md", ".markdown")))
-        lowered = {n.lower(): n for n in markdown}
+def _walk(start: Path) -> tuple[list[tuple[Entry, str | None, str | None]], list[tuple[str, str]]]:
+    """(file, its ADR folder or None, why it is skipped or None) for each markdown file, and
+    the links and oddities the walk passed over (relative to `start`), with the reason."""
+    markdown, passed = markdown_files(start, skip_folder=SKIPPED_DIRS)
+    if not start.is_dir():
+        return [(entry, None, None) for entry in markdown], passed
+    by_folder: dict[str, list[Entry]] = {}
+    for entry in markdown:
+        by_folder.setdefault(entry.relative.rpartition("/")[0], []).append(entry)
+    listed: list[tuple[Entry, str | None, str | None]] = []
+    for folder, entries in sorted(by_folder.items()):
+        lowered = {e.relative.rpartition("/")[2].lower(): e for e in entries}
+        below = folder + "/" if folder else ""
         own_folder = set(lowered) <= set(FOLDER_ADR_NAMES) and not any(
-            _has_markdown(here / name) for name in folders
+            other != folder and other.startswith(below) for other in by_folder
         )  # (the start itself, too: `lore import adr docs/adr/0007-use-kafka/`)
-        if own_folder and markdown:
+        if own_folder:
             chosen = lowered.get("readme.md") or lowered["index.md"]
-            found.append((here / chosen, here.name, None))
-            for name in markdown:
-                if name != chosen:
-                    found.append((here / name, None, f"the folder's {chosen} is its ADR"))
+            name = (folder.rpartition("/")[2] if folder else start.name) or start.name
+            listed.append((chosen, name, None))
+            chosen_name = chosen.relative.rpartition("/")[2]
+            for entry in entries:
+                if entry is not chosen:
+                    listed.append((entry, None, f"the folder's {chosen_name} is its ADR"))
             continue
-        for name in markdown:
-            if name.lower() in INDEX_NAMES:
-                found.append((here / name, None, "an index page, not a decision"))
+        for entry in entries:
+            if entry.relative.rpartition("/")[2].lower() in INDEX_NAMES:
+                listed.append((entry, None, "an index page, not a decision"))
             else:
-                found.append((here / name, None, None))
-    return found
+                listed.append((entry, None, None))
+    return listed, passed
 
 
-def _has_markdown(folder: Path) -> bool:
-    return any(path.suffix.lower() in (".md", ".markdown") for path in folder.rglob("*"))
+def _shown_in_repo(
+    start: Path, shown: str, options: ReadOptions, repos: dict[Path, CodeRepo]
+) -> str:
+    """A path the walk passed over, named as the other sources are (from the repository)."""
+    base = start if start.is_dir() else start.parent
+    repo = repo_of(base, options.repo, repos)
+    if repo is None:
+        return str(base / shown) if shown != "." else str(base)
+    inside = repo.relative(base)
+    return f"{inside}/{shown}" if inside and shown != "." else inside or shown
 
 
 # ---- supersession, from either side ----

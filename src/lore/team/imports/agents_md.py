@@ -5,9 +5,11 @@ Read, in each repository given (default: the current one): every `CLAUDE.md`,
 `.cursor/rules/**/*.mdc` and `.cursorrules` that git tracks (or, outside git, that the
 folder holds), except inside an agent skill's folder (a skill's own instructions).
 
-A file that only points elsewhere (`@AGENTS.md`, "See AGENTS.md", or a symbolic link)
-is followed when its target is in the repository — each file is read once — and
-skipped with the reason otherwise. `@path` lines inside a longer file are followed too.
+A file that only points elsewhere (`@AGENTS.md`, "See AGENTS.md", or a symbolic link) is
+followed when its target is in the repository — each file is read once — and skipped
+with the reason otherwise. Every path is looked at and read through
+`lore.team.imports.walk`, which follows no link itself and opens with `O_NOFOLLOW`.
+`@path` lines inside a longer file are followed too.
 
 Each file is split into pieces by section and list item: a paragraph or a list item
 (with its sub-items) is one piece; a numbered list, or a list whose every item starts
@@ -43,6 +45,7 @@ from lore.team.imports.markdown import (
 )
 from lore.team.imports.model import Draft, ReadOptions, Skip
 from lore.team.imports.vault_view import summary_key
+from lore.team.imports.walk import Entry, Link, Unreadable, look, read_text, walk
 
 FILE_NAMES = frozenset({"CLAUDE.md", "AGENTS.md", "GEMINI.md", ".cursorrules"})
 SKIPPED_DIRS = frozenset({"node_modules", "vendor", ".git", "__pycache__", ".venv", "venv"})
@@ -76,6 +79,7 @@ class AgentFile:
     source: str  # as shown: relative to the repository (after its name, for several)
     repo: CodeRepo | None
     relative: str  # relative to the repository, for git
+    mtime: float  # when the file last changed, for a file git does not have
 
 
 @dataclass
@@ -107,65 +111,82 @@ def read_agent_files(paths: list[Path], options: ReadOptions) -> tuple[list[Draf
     """Drafts for the agent-instruction files of the repositories (or files) in `paths`."""
     repos: dict[Path, CodeRepo] = {}
     skipped: list[Skip] = []
-    queue: list[Path] = []
+    queue: list[Entry] = []
+    boundaries: dict[Path, Path] = {}  # a file's real folder -> where its links may lead
     for given in paths or [Path.cwd()]:
         start = given.resolve()
         repo = repo_of(start, options.repo, repos)
+        boundary = repo.root if repo is not None else (start if start.is_dir() else start.parent)
         if start.is_file():
-            queue.append(start)
+            found = look(boundary, start.relative_to(boundary).as_posix(), boundary=boundary)
+            listed: list[Entry | Link | tuple[str, str]] = [
+                found if not isinstance(found, str) else (start.name, found)
+            ]
         else:
             root = repo.root if repo is not None and start == repo.root else start
-            for path in _discover(root, repo):
-                relative = path.relative_to(root).as_posix()
-                if in_skill(relative):
-                    skipped.append(
-                        Skip(
-                            relative, "inside an agent skill's folder: the skill's own instructions"
-                        )
+            listed = _discover(root, boundary, repo)
+        for item in listed:
+            if isinstance(item, tuple):
+                skipped.append(Skip(*item))
+                continue
+            entry = item.entry if isinstance(item, Link) else item
+            if in_skill(entry.relative):
+                skipped.append(
+                    Skip(
+                        entry.shown, "inside an agent skill's folder: the skill's own instructions"
                     )
-                else:
-                    queue.append(path)
+                )
+            else:
+                queue.append(entry)
+                boundaries[entry.root] = boundary
         if repo is not None:
             repo.load([repo.root])
     drafts: list[Draft] = []
-    read: dict[Path, str] = {}  # resolved file -> its source name
+    read: dict[Path, str] = {}  # real file -> its source name
     several = len(repos) > 1  # sources then start with the repository's name
     while queue:
-        path = queue.pop(0)
+        entry = queue.pop(0)
+        path = entry.path
         repo = repo_of(path, options.repo, repos)
         source = _display(path, repo, several)
-        boundary = repo.root if repo is not None else path.parent
-        real = path.resolve()
-        if not _inside(real, boundary):
-            skipped.append(Skip(source, "a link to a file outside the repository: not followed"))
+        boundary = repo.root if repo is not None else boundaries.get(entry.root, entry.root)
+        if path in read:
             continue
-        if real in read:
-            if real != path.absolute():
-                skipped.append(Skip(source, f"a link to {read[real]}, which is read once"))
+        found = look(boundary, path.relative_to(boundary).as_posix(), boundary=boundary)
+        if isinstance(found, Link):
+            if found.target is None:
+                skipped.append(Skip(source, found.reason))
+            elif found.target.path in read:
+                skipped.append(
+                    Skip(source, f"a link to {read[found.target.path]}, which is read once")
+                )
+            else:
+                shown = _display(found.target.path, repo, several)
+                skipped.append(Skip(source, f"a link to {shown}: read there"))
+                queue.insert(0, found.target)
             continue
-        if real != path.absolute() and path.is_symlink():
-            skipped.append(Skip(source, f"a link to {_display(real, repo)}: read there"))
-            queue.insert(0, real)
+        if isinstance(found, str):
+            skipped.append(Skip(source, found))
             continue
-        read[real] = source
+        read[path] = source
         try:
-            raw = real.read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError) as exc:
-            skipped.append(Skip(source, f"cannot be read as UTF-8 text ({type(exc).__name__})"))
+            raw, mtime = read_text(found)
+        except Unreadable as exc:
+            skipped.append(Skip(source, str(exc)))
             continue
-        file = AgentFile(real, source, repo, _display(real, repo))
+        file = AgentFile(path, source, repo, _display(path, repo), mtime)
         text = visible_text(raw)
-        if real.suffix == ".mdc":  # its frontmatter is Cursor's: blank it, keeping line numbers
+        if path.suffix == ".mdc":  # its frontmatter is Cursor's: blank it, keeping line numbers
             _, body, _ = split_frontmatter(text)
             text = "\n" * (text.count("\n") - body.count("\n")) + body
         pointers, text = _pointers(text)
         if pointers is not None and _is_pointer_file(text, pointers):
-            targets = [_target(real, p, boundary) for p in pointers]
-            found = [t for t in targets if t is not None]
-            if found:
-                shown = ", ".join(_display(t, repo, several) for t in found)
+            targets = [_target(path, p, boundary) for p in pointers]
+            found_targets = [t for t in targets if t is not None]
+            if found_targets:
+                shown = ", ".join(_display(t.path, repo, several) for t in found_targets)
                 skipped.append(Skip(source, f"only points to {shown}: read there"))
-                queue[:0] = [t for t in found if t.resolve() not in read]
+                queue[:0] = [t for t in found_targets if t.path not in read]
             else:
                 skipped.append(
                     Skip(
@@ -177,8 +198,8 @@ def read_agent_files(paths: list[Path], options: ReadOptions) -> tuple[list[Draf
                 )
             continue
         for pointer in pointers or []:
-            target = _target(real, pointer, boundary)
-            if target is not None and target.resolve() not in read:
+            target = _target(path, pointer, boundary)
+            if target is not None and target.path not in read:
                 queue.append(target)
         new, left = _drafts(file, text, options)
         drafts += new
@@ -186,7 +207,10 @@ def read_agent_files(paths: list[Path], options: ReadOptions) -> tuple[list[Draf
     return drafts, skipped
 
 
-def _discover(root: Path, repo: CodeRepo | None) -> list[Path]:
+def _discover(
+    root: Path, boundary: Path, repo: CodeRepo | None
+) -> list[Entry | Link | tuple[str, str]]:
+    """The agent files under `root`: from `git ls-files` in a repository, else by the walk."""
     if repo is not None:
         from lore.errors import GitError
         from lore.vault import git
@@ -195,26 +219,21 @@ def _discover(root: Path, repo: CodeRepo | None) -> list[Path]:
             listed = git.run_git(
                 ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], root
             ).stdout.decode("utf-8", "surrogateescape")
-            return [
-                root / name
-                for name in sorted(set(listed.split("\x00")))
-                if name and is_agent_file(name)
-            ]
         except GitError:
             pass
-    found: list[Path] = []
-    for current, folders, names in os.walk(root):
-        folders[:] = sorted(
-            f
-            for f in folders
-            if f not in SKIPPED_DIRS
-            and (not f.startswith(".") or f in (".github", ".cursor", "rules"))
-        )
-        for name in sorted(names):
-            path = Path(current) / name
-            if is_agent_file(path.relative_to(root).as_posix()):
-                found.append(path)
-    return found
+        else:
+            found: list[Entry | Link | tuple[str, str]] = []
+            for name in sorted(set(listed.split("\x00"))):
+                if name and is_agent_file(name):
+                    item = look(root, name, boundary=boundary)
+                    found.append(item if not isinstance(item, str) else (name, item))
+            return found
+    walked = walk(root, boundary=boundary, skip_folder=SKIPPED_DIRS, hidden=True)
+    kept: list[Entry | Link | tuple[str, str]] = [
+        e for e in walked.files if is_agent_file(e.relative)
+    ]
+    kept += [link for link in walked.links if is_agent_file(link.entry.relative)]
+    return kept
 
 
 def _display(path: Path, repo: CodeRepo | None, several: bool = False) -> str:
@@ -225,14 +244,6 @@ def _display(path: Path, repo: CodeRepo | None, several: bool = False) -> str:
             return str(path)
         return f"{repo.name}/{relative}" if several else relative
     return str(path)
-
-
-def _inside(path: Path, root: Path) -> bool:
-    try:
-        path.relative_to(root.resolve())
-    except ValueError:
-        return False
-    return True
 
 
 def _pointers(text: str) -> tuple[list[str] | None, str]:
@@ -249,11 +260,18 @@ def _is_pointer_file(text: str, pointers: list[str]) -> bool:
     return len(words) <= MAX_POINTER_WORDS and bool(pointers)
 
 
-def _target(file: Path, pointer: str, boundary: Path) -> Path | None:
+def _target(file: Path, pointer: str, boundary: Path) -> Entry | None:
+    """The file an `@path` or "see X.md" names, when it is one inside `boundary`."""
     for base in (file.parent, boundary):
-        candidate = (base / pointer).absolute()
-        if candidate.is_file() and _inside(candidate.resolve(), boundary):
-            return candidate
+        lexical = os.path.normpath(base / pointer)
+        relative = os.path.relpath(lexical, boundary)
+        if relative.startswith(".."):
+            continue
+        found = look(boundary, Path(relative).as_posix(), boundary=boundary)
+        if isinstance(found, Entry):
+            return found
+        if isinstance(found, Link) and found.target is not None:
+            return found.target
     return None
 
 
@@ -391,7 +409,7 @@ def _drafts(file: AgentFile, text: str, options: ReadOptions) -> tuple[list[Draf
     repo = file.repo
     name = repo.name if repo is not None else (options.repo or "")
     committed = repo.last_date.get(file.relative) if repo is not None else None
-    day = committed or _mtime_date(file.path)
+    day = committed or _mtime_date(file.mtime)
     url = repo.source_url(file.relative) if repo is not None else None
     types = options.types or None
     drafts: list[Draft] = []
@@ -462,7 +480,7 @@ def _excerpt(text: str, line: int) -> str:
     return f': "{cut_title(plain, 70)}"' if plain else ""
 
 
-def _mtime_date(path: Path) -> str:
+def _mtime_date(mtime: float) -> str:
     from datetime import date
 
-    return date.fromtimestamp(path.stat().st_mtime).isoformat()
+    return date.fromtimestamp(mtime).isoformat()

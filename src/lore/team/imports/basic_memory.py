@@ -19,6 +19,7 @@ any other `## Related`, to entities of the import by title or permalink; `date`,
 (`permalink`, other metadata, the categories) is said per file.
 
 Memories are personal: the import shows each one and proposes only what the user keeps.
+Files are found and read by `lore.team.imports.walk`, which follows no link.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from lore.team.imports.markdown import (
 )
 from lore.team.imports.model import Draft, ReadOptions, Skip
 from lore.team.imports.personal import personal_scope, to_prose
+from lore.team.imports.walk import Entry, Unreadable, markdown_files, read_text
 
 _OBSERVATION = re.compile(r"^\s*[-*]\s+\[(?P<category>[^\]\[]+)\]\s+(?P<content>.+?)\s*$")
 _RELATION = re.compile(
@@ -71,12 +73,10 @@ def read_basic_memory(paths: list[Path], options: ReadOptions) -> tuple[list[Dra
     skipped: list[Skip] = []
     entities: list[tuple[Draft, list[tuple[str, str]], set[str]]] = []
     for folder in paths:
-        files = [folder] if folder.is_file() else sorted(folder.rglob("*.md"))
-        for path in files:
-            relative = path.relative_to(folder) if not folder.is_file() else Path(path.name)
-            if any(part.startswith(".") for part in relative.parts):
-                continue
-            outcome = _entity(path, str(relative), options)
+        files, passed = markdown_files(folder)
+        skipped += [Skip(where, reason) for where, reason in passed]
+        for entry in files:
+            outcome = _entity(entry, options)
             if isinstance(outcome, Skip):
                 skipped.append(outcome)
             else:
@@ -102,12 +102,13 @@ def read_basic_memory(paths: list[Path], options: ReadOptions) -> tuple[list[Dra
 
 
 def _entity(
-    path: Path, source: str, options: ReadOptions
+    entry: Entry, options: ReadOptions
 ) -> tuple[Draft, list[tuple[str, str]], set[str]] | Skip:
+    path, source = entry.path, entry.shown
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        return Skip(source, f"cannot be read as UTF-8 text ({type(exc).__name__})")
+        text, mtime = read_text(entry)
+    except Unreadable as exc:
+        return Skip(source, str(exc))
     fields, body, problem = split_frontmatter(visible_text(text))
     if problem:
         return Skip(source, problem)
@@ -163,7 +164,7 @@ def _entity(
         None,
     )
     if day is None:
-        day = date.fromtimestamp(path.stat().st_mtime).isoformat()
+        day = date.fromtimestamp(mtime).isoformat()
         notes.append("no date in its frontmatter: dated from the file's modification time")
     extra = sorted(str(k) for k in fields if str(k) not in STANDARD)
     if fields.get("permalink"):
@@ -173,7 +174,7 @@ def _entity(
     title_text = cut_title(inline_plain(title, emphasis=False), options.max_title)
     tags = options.tagger.suggest(title_text, what, [*options.tags, *mapped])
     draft = Draft(
-        key=str(path.resolve()),
+        key=str(path),
         source=source,
         title=title_text,
         type=lore_type,

@@ -18,6 +18,7 @@ vault's tags by name or alias; `relations_json` gives `supersedes`, `depends_on`
 `## Related` between imported memories. What is not kept is said per file.
 
 Memories are personal: the import shows each one and proposes only what the user keeps.
+Files are found and read by `lore.team.imports.walk`, which follows no link.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from lore.team.imports.markdown import (
 )
 from lore.team.imports.model import Draft, ReadOptions, Skip
 from lore.team.imports.personal import personal_scope, to_prose
+from lore.team.imports.walk import Entry, Unreadable, markdown_files, read_text
 
 TYPES = {
     "decision": "decision",
@@ -83,12 +85,12 @@ def read_foldcrumbs(paths: list[Path], options: ReadOptions) -> tuple[list[Draft
     by_id: dict[str, str] = {}  # foldcrumbs id -> draft key
     pending: list[tuple[Draft, dict[str, str]]] = []
     for folder in paths:
-        files = [folder] if folder.is_file() else sorted(folder.rglob("*.md"))
-        for path in files:
-            if path.name == "MEMORY.md" or any(part.startswith(".") for part in path.parts[-2:]):
+        files, passed = markdown_files(folder)
+        skipped += [Skip(where, reason) for where, reason in passed]
+        for entry in files:
+            if entry.relative.rpartition("/")[2] == "MEMORY.md":
                 continue
-            source = str(path.relative_to(folder)) if not folder.is_file() else path.name
-            outcome = _draft(path, source, options)
+            outcome = _draft(entry, options)
             if isinstance(outcome, Skip):
                 skipped.append(outcome)
                 continue
@@ -102,11 +104,12 @@ def read_foldcrumbs(paths: list[Path], options: ReadOptions) -> tuple[list[Draft
     return drafts, skipped
 
 
-def _draft(path: Path, source: str, options: ReadOptions) -> tuple[Draft, dict[str, str]] | Skip:
+def _draft(entry: Entry, options: ReadOptions) -> tuple[Draft, dict[str, str]] | Skip:
+    path, source = entry.path, entry.shown
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        return Skip(source, f"cannot be read as UTF-8 text ({type(exc).__name__})")
+        text, mtime = read_text(entry)
+    except Unreadable as exc:
+        return Skip(source, str(exc))
     meta, body = read_flat(visible_text(text))
     if not meta:
         return Skip(source, "no foldcrumbs frontmatter (name, type, …): not a memory")
@@ -129,7 +132,7 @@ def _draft(path: Path, source: str, options: ReadOptions) -> tuple[Draft, dict[s
         return Skip(source, f"expired on {expires}")
     day = parse_date(meta.get("created_at", "")) or parse_date(meta.get("updated_at", ""))
     if day is None:
-        day = date.fromtimestamp(path.stat().st_mtime).isoformat()
+        day = date.fromtimestamp(mtime).isoformat()
         notes.append("no created_at: dated from the file's modification time")
     confidence = _confidence(meta.get("confidence", ""))
     if meta.get("provenance", "").lower() == "inferred" and confidence == "high":
@@ -153,7 +156,7 @@ def _draft(path: Path, source: str, options: ReadOptions) -> tuple[Draft, dict[s
     if dropped:
         notes.append("not kept: " + ", ".join(dropped))
     draft = Draft(
-        key=str(path.resolve()),
+        key=str(path),
         source=source,
         title=title,
         type=lore_type,

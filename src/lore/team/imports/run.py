@@ -19,6 +19,7 @@ from lore.team.imports.batch import plan_batch
 from lore.team.imports.model import KINDS, Draft, ImportPlan, Progress, ReadOptions, Skip
 from lore.team.imports.tagging import Tagger
 from lore.team.imports.vault_view import VaultView, read_view
+from lore.team.imports.walk import real_start
 from lore.team.proposals import find_author
 from lore.vault import git
 from lore.vault.remote import NETWORK_TIMEOUT, GitHubRepo, github_repo
@@ -83,6 +84,7 @@ def plan_import(
             raise UsageError(
                 f"{path}: no such file or folder.", fix="Give the folders to import from."
             )
+    starts = [real_start(path) for path in paths]  # a link out of its repository is refused
     options = ReadOptions(
         tagger=Tagger(view.taxonomy),
         max_words=min(MAX_WORDS, view.max_body_words - BODY_ROOM),
@@ -92,7 +94,7 @@ def plan_import(
         types=frozenset(view.taxonomy.types) if view.taxonomy is not None else frozenset(),
         progress=progress,
     )
-    drafts, skipped = reader(paths, options)
+    drafts, skipped = reader(starts, options)
     author = author_lookup(view.root, github_repo(git.remote_url(view.root)))
     return plan_batch(
         view,
