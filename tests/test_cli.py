@@ -48,10 +48,18 @@ def test_every_command_has_help_and_docs(command: str, capsys: pytest.CaptureFix
     assert f"## `lore {command}" in reference, f"docs/cli.md has no section for lore {command}"
 
 
-def test_no_vault_is_a_clear_error() -> None:
-    result = run_lore("recall", "anything")
-    assert result.returncode == 2
-    assert result.stderr.startswith("lore: No vault is configured.")
+@pytest.mark.parametrize(
+    "command",
+    [["recall", "anything"], ["remember", "--title", "x", "--dry-run"], ["doctor", "--offline"]],
+)
+def test_no_vault_is_a_clear_error_that_says_how_to_get_one(
+    command: list[str], tmp_path: Path
+) -> None:
+    result = run_lore(*command, cwd=tmp_path)
+    said = result.stdout if command[0] == "doctor" else result.stderr  # doctor: a checklist
+    assert result.returncode == (1 if command[0] == "doctor" else 2), result.stderr
+    assert "No vault is configured." in said, said
+    assert "`lore connect OWNER/REPO`" in said and "`lore init`" in said, said
     assert "Traceback" not in result.stderr
 
 
