@@ -338,4 +338,3 @@ def test_check_reports_what_install_project_wrote_in_this_repository(
     assert main(["install", "--check"]) == 0
     out = capsys.readouterr().out
     assert f"codex (project {repo} scope)" in out and "claude-code (project" not in out, out
-
