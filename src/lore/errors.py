@@ -115,6 +115,16 @@ class UsageError(LoreError):
     """The command was called wrongly (bad flag values, missing arguments)."""
 
 
+class BadArguments(UsageError):
+    """argparse's own complaint (an unknown option, a bad value), with the usage of the
+    command that was typed, so that it reads as argparse would print it."""
+
+    def __init__(self, message: str, *, usage: str, prog: str) -> None:
+        super().__init__(message, fix=" ".join(usage.split()))
+        self.usage = usage
+        self.prog = prog
+
+
 class VaultError(LoreError):
     """No vault could be found, or the vault is not usable as it is."""
 

@@ -124,8 +124,7 @@ def _run(command: str | None, args_list: list[str]) -> int:
             _show_index_builds()
         return int(args.handler(args))
     except LoreError as exc:
-        _print_error(str(exc))
-        return int(exc.exit_code)
+        return _failed(exc, args_list)
     except Stopped as stopped:  # the terminal closed (SIGHUP) or SIGTERM: cleaned up already
         _say_if_possible("\nStopped: nothing was left half done.\n")
         return 128 + stopped.signum
@@ -144,8 +143,7 @@ def _run(command: str | None, args_list: list[str]) -> int:
     except Exception as exc:  # noqa: BLE001 - the last line of defence
         from lore.cli.crash import report_crash
 
-        _print_error(report_crash(exc))
-        return ExitCode.INTERNAL
+        return _failed(LoreError(report_crash(exc)), args_list, ExitCode.INTERNAL)
     finally:
         _show_index_builds(False)
 
@@ -194,6 +192,32 @@ def _fast_args(command: str | None, argv: list[str]) -> argparse.Namespace | Non
     from lore.cli.recall_args import parse_plain
 
     return parse_plain(argv[1:], handler=recall_cmd.run)
+
+
+def _failed(exc: LoreError, args_list: list[str], code: int | None = None) -> int:
+    """The one place an error becomes an exit code: its sentence on stderr and, when the
+    command was asked for JSON, the same as one JSON object on stdout (`error_json`)."""
+    from lore.errors import BadArguments
+
+    code = int(exc.exit_code) if code is None else code
+    if isinstance(exc, BadArguments):  # as argparse prints it, under the command's usage
+        sys.stderr.write(f"{exc.usage}{exc.prog}: error: {exc.message}\n")
+    else:
+        _print_error(str(exc))
+    if _wants_json(args_list):
+        from lore.cli.output import error_json, print_json
+
+        print_json(error_json(exc.message, exc.fix, code))
+    return code
+
+
+def _wants_json(args_list: list[str]) -> bool:
+    """`--json`, or `--format json` (`lore curate`), before any `--`."""
+    words = args_list[: args_list.index("--")] if "--" in args_list else args_list
+    pairs = zip(words, [*words[1:], ""], strict=True)
+    return "--json" in words or any(
+        word == "--format=json" or (word == "--format" and value == "json") for word, value in pairs
+    )
 
 
 def _print_error(message: str) -> None:
