@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from lore.cli import recall_cmd
 from lore.cli.main import build_parser
-from lore.errors import BadArguments
 from lore.cli.recall_args import OPTIONS, parse_plain
+from lore.errors import BadArguments
 
 PARSER = build_parser(only="recall")
 
