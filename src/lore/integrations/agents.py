@@ -48,11 +48,14 @@ FOLLOWUP = "followup_message"
 
 
 class WorkMarkers(Record):
-    """Byte patterns of an agent's transcript: one per tool call, one per file edit."""
+    """What marks work in an agent's transcript: the (key, value) pairs of a JSON object
+    that is a tool call, and of one that is a file edit."""
 
     __slots__ = ("edits", "tool_calls")
 
-    def __init__(self, tool_calls: tuple[bytes, ...], edits: tuple[bytes, ...]) -> None:
+    def __init__(
+        self, tool_calls: tuple[tuple[str, str], ...], edits: tuple[tuple[str, str], ...]
+    ) -> None:
         self.tool_calls = tool_calls
         self.edits = edits
 
@@ -133,12 +136,12 @@ AGENTS: dict[str, Agent] = {
             nudge_on_start=("compact",),
             # transcript JSONL: assistant content blocks {"type":"tool_use","name":"Edit"…}
             work=WorkMarkers(
-                (b'"type":"tool_use"',),
+                (("type", "tool_use"),),
                 (
-                    b'"name":"Edit"',
-                    b'"name":"Write"',
-                    b'"name":"MultiEdit"',
-                    b'"name":"NotebookEdit"',
+                    ("name", "Edit"),
+                    ("name", "Write"),
+                    ("name", "MultiEdit"),
+                    ("name", "NotebookEdit"),
                 ),
             ),
             user={
@@ -168,11 +171,11 @@ AGENTS: dict[str, Agent] = {
             # rollout JSONL: response items {"type":"function_call"…}, apply_patch for edits
             work=WorkMarkers(
                 (
-                    b'"type":"function_call"',
-                    b'"type":"custom_tool_call"',
-                    b'"type":"local_shell_call"',
+                    ("type", "function_call"),
+                    ("type", "custom_tool_call"),
+                    ("type", "local_shell_call"),
                 ),
-                (b'"name":"apply_patch"',),
+                (("name", "apply_patch"),),
             ),
             user={
                 "hooks": "{$CODEX_HOME|~/.codex}/hooks.json",
@@ -222,8 +225,8 @@ AGENTS: dict[str, Agent] = {
             kept_on=("resume",),
             # events.jsonl: {"type":"tool.execution_start","data":{"toolName":"edit"…}}
             work=WorkMarkers(
-                (b'"type":"tool.execution_start"',),
-                (b'"toolName":"edit"', b'"toolName":"create"'),
+                (("type", "tool.execution_start"),),
+                (("toolName", "edit"), ("toolName", "create")),
             ),
             user={
                 "hooks": "{$COPILOT_HOME|~/.copilot}/hooks/lore.json",
@@ -250,8 +253,8 @@ AGENTS: dict[str, Agent] = {
             kept_on=("resume",),
             # chat JSONL: message records with toolCalls [{"name":"replace"…,"status":…}]
             work=WorkMarkers(
-                (b'"status":"success"', b'"status":"error"'),
-                (b'"name":"replace"', b'"name":"write_file"'),
+                (("status", "success"), ("status", "error")),
+                (("name", "replace"), ("name", "write_file")),
             ),
             user={
                 "hooks": "~/.gemini/settings.json",
