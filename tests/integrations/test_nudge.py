@@ -348,22 +348,26 @@ def test_a_pretty_printed_transcript_counts_the_same_work(
     assert b"lore-remember skill" in run.stdout, run.stdout
 
 
-def test_pretty_printed_values_are_counted_once_each_and_only_when_whole(tmp_path: Path) -> None:
+def test_pretty_printed_work_is_counted_once_as_its_lines_arrive(tmp_path: Path) -> None:
     from lore.integrations.nudge import count_work
     from lore.integrations.session_state import SessionState
 
     markers = AGENTS["claude-code"].work
     path = tmp_path / "t.json"
     text = pretty(transcript_lines("claude-code", 3, 1))
-    cut = text.index('"name": "Bash"')  # inside the second call's value, mid-line
-    half = text.rfind("\n", 0, cut) + 1  # whole lines, but not a whole value
-    path.write_text(text[:half], encoding="utf-8")
+    cut = text.index('"name": "Bash"')  # inside the second call, mid-line
+    path.write_text(text[:cut], encoding="utf-8")
     state = SessionState(tmp_path / "state.json")
     count_work(state, str(path), markers)
-    assert (state.tool_calls, state.edits) == (1, 1)  # the first call, an edit
-    path.write_text(text + "this line is not JSON\n", encoding="utf-8")
+    assert (state.tool_calls, state.edits) == (2, 1)  # the second call's "type" line is in
+    assert state.offset == text.rfind("\n", 0, cut) + 1  # the line being written waits
+    path.write_text(text, encoding="utf-8")
     count_work(state, str(path), markers)
     assert (state.tool_calls, state.edits, state.offset) == (3, 1, path.stat().st_size)
+    quoted = json.dumps({"type": "user", "text": json.dumps({"type": "tool_use"}, indent=1)})
+    path.write_text(text + quoted + "\n", encoding="utf-8")  # JSON inside a string
+    count_work(state, str(path), markers)
+    assert state.tool_calls == 3
     one_document = json.dumps([json.loads(line) for line in transcript_lines("codex", 4, 1)])
     path.write_text(one_document + "\n", encoding="utf-8")  # smaller: counted from the start
     count_work(state, str(path), AGENTS["codex"].work)

@@ -11,8 +11,8 @@ request straight from here. Claude Code's `PreCompact` cannot reach the model, s
 the same question rides on the `SessionStart` that follows a compaction.
 
 Real work, counted from the session's transcript (read incrementally: each hook reads
-only the whole JSON values added since the last one, compact lines or pretty-printed
-over many, at most `READ_CAP` bytes; `lore.integrations.json_values`):
+only the whole lines added since the last one, at most `READ_CAP` bytes; JSON compact
+or pretty-printed over many lines, `WorkMarkers`):
 
 - a file edited and at least `MIN_CALLS_WITH_EDIT` tool calls, or
 - at least `MIN_CALLS` tool calls, or
@@ -32,7 +32,6 @@ import stat
 from pathlib import Path
 
 from lore.integrations.agents import AGENTS, agent_command
-from lore.integrations.json_values import complete_values, count_matches
 from lore.integrations.session_state import SessionState, load_state, save_state
 
 TYPE_CHECKING = False
@@ -150,9 +149,7 @@ def count_work(state: SessionState, transcript: str, markers: WorkMarkers) -> No
         if len(chunk) < READ_CAP:
             return  # a line still being written: count it next time
         end = len(chunk)
-    values, read = complete_values(chunk[:end])
-    if read == 0 and end == len(chunk) == READ_CAP:
-        read = end  # one value larger than a whole read: skip it rather than stall
-    state.offset += read
-    state.tool_calls += count_matches(values, markers.tool_calls)
-    state.edits += count_matches(values, markers.edits)
+    whole = chunk[:end]
+    state.offset += end
+    state.tool_calls += markers.count("tool_calls", whole)
+    state.edits += markers.count("edits", whole)
