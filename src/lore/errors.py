@@ -111,6 +111,20 @@ class LoreError(Exception):
         return self.message
 
 
+class StateUnwritable(LoreError):
+    """lore's machine-local folder for a vault (`lore.paths.state_dir`) cannot be made or
+    written: a file or a link where the folder should be, no permission, a full disk.
+    Every command that writes there says the same sentence (`lore.vault.local_state`)."""
+
+    def __init__(self, folder: object, why: str) -> None:
+        super().__init__(
+            f"Cannot write lore's state folder {folder}: {why.rstrip('.')}.",
+            fix="Move it away or make it writable (lore creates the folder); until then "
+            "recall and show read the committed notes from the files, more slowly.",
+        )
+        self.why = why
+
+
 class UsageError(LoreError):
     """The command was called wrongly (bad flag values, missing arguments)."""
 

@@ -56,7 +56,7 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.team.sync import sync_vaults
+    from lore.team.sync import UNWRITABLE, sync_vaults
     from lore.vaults import chosen_vaults
 
     if args.timeout <= 0:
@@ -69,6 +69,8 @@ def run(args: argparse.Namespace) -> int:
         raise
     results = sync_vaults(vaults, timeout=args.timeout, wait=not args.quiet)
     code = ExitCode.OK if all(result.ok for result in results) else ExitCode.PROBLEMS_FOUND
+    if any(result.status == UNWRITABLE for result in results):
+        code = ExitCode.BAD_INPUT  # a file where lore's folder goes: as every command says
     if args.quiet:
         return code
     if args.json:
@@ -89,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
         "offline": "yellow",
         "blocked": "red",
         "error": "red",
+        "unwritable": "red",
     }
     for result in results:
         colour = colours.get(result.status, "white")

@@ -22,6 +22,7 @@ from lore.paths import lore_home
 from lore.sanitize import sanitize_field
 from lore.team.branches import BRANCH_PREFIX, REMOTE, base_of, cleanup, resume_command
 from lore.vault import gh, git
+from lore.vault.local_state import check_state_dir
 from lore.vault.remote import github_repo
 from lore.vault.repository import has_changes
 from lore.vault.worktree import worktrees
@@ -99,6 +100,7 @@ def list_proposals(root: Path) -> ProposalList:
     if not git.is_git_work_tree(root):
         listing.notices.append(f"{root} is not a git repository: it has no proposals.")
         return listing
+    check_state_dir(root)  # where the proposals are kept: a file there hides them all
     url = git.remote_url(root, REMOTE)
     github = github_repo(url)
     seen: set[str] = set()
@@ -220,6 +222,7 @@ def discard_proposal(root: Path, note_id: str) -> list[str]:
         raise UsageError(f"{root} is not a git repository: it has no proposals.")
     if not is_valid_id(note_id):
         raise UsageError(f"'{note_id}' is not a proposal id.", fix="`lore proposals` lists them.")
+    check_state_dir(root)
     branch = BRANCH_PREFIX + note_id
     tree = worktrees(root).get(branch)
     if not git.ref_exists(root, f"refs/heads/{branch}") and tree is None:

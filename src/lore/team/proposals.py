@@ -52,6 +52,7 @@ from lore.team.branches import (
 from lore.team.draft import NoteInput, build_note, with_unique_id
 from lore.team.pr_body import pr_body, pr_labels, pr_title
 from lore.vault import gh, git
+from lore.vault.local_state import ensure_state_dir
 from lore.vault.remote import NETWORK_TIMEOUT, GitHubRepo, RemoteError, github_repo
 from lore.vault.remote import fetch as fetch_remote
 from lore.vault.repository import commit_paths, has_changes
@@ -245,6 +246,7 @@ def start_proposal(
     """
     root = root.resolve()
     check_vault(root)
+    ensure_state_dir(root)  # its lock and worktree live there
     repo_notice = default_repo(data, root, cwd) if cwd is not None else None
     url = git.remote_url(root, REMOTE)
     remote = REMOTE if url else None
@@ -476,6 +478,7 @@ def resume(
     check_vault(root)
     if not is_valid_id(note_id):
         raise UsageError(f"'{note_id}' is not a note id.", fix="`lore proposals` lists them.")
+    ensure_state_dir(root)
     branch = BRANCH_PREFIX + note_id
     path = f"notes/{note_id}.md"
     meta = read_meta(root, note_id)
