@@ -182,11 +182,11 @@ def timed_ms(action: Any, runs: int, undo: Any = None) -> float:
 def parts(version: Version, runs: int) -> dict[str, float]:
     """Each cost of a one-note proposal on its own, on this version's checkout."""
     from lore.curator.rules.registry import FAMILIES  # noqa: F401 - imported before timing
-    from lore.curator.rules.secret_scan import scan_secrets
     from lore.curator.run import build_context, curate, run_rules
     from lore.note.render import render_note
-    from lore.team.branches import base_of
-    from lore.team.draft import NoteInput, build_note
+    from lore.sanitize.secret_scan import scan_secrets
+    from lore.team.drafts.draft import NoteInput, build_note
+    from lore.team.proposals.branches import base_of
     from lore.vault.remote import fetch
     from lore.vault.worktree import add_worktree, proposals_dir, remove_worktree
 
@@ -236,7 +236,7 @@ def parts(version: Version, runs: int) -> dict[str, float]:
             "import_remember_modules_ms": median_ms(
                 [
                     started_in(
-                        [sys.executable, "-c", "import lore.team.proposals, lore.cli.main"],
+                        [sys.executable, "-c", "import lore.team.proposals.note, lore.cli.main"],
                         version.env,
                     )
                     for _ in range(runs)

@@ -10,7 +10,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from lore.cli.options import add_json, add_timeout, add_vault
+from lore.cli.output import console, notice, print_json, safe
 from lore.errors import ExitCode, UsageError
+from lore.team.capture import capture
+from lore.vaults import one_vault
 
 EPILOG = """\
 examples:
@@ -35,8 +39,6 @@ or the model failed, 2 bad input or no model.
 
 
 def register(sub: Any, name: str, help_text: str) -> None:
-    from lore.cli.main import add_vault_option
-
     parser = sub.add_parser(
         name,
         help=help_text,
@@ -53,22 +55,13 @@ def register(sub: Any, name: str, help_text: str) -> None:
     parser.add_argument(
         "--model", metavar="ID", help="an llm model id or alias instead of the vault's model"
     )
-    parser.add_argument(
-        "--timeout",
-        type=float,
-        default=120.0,
-        metavar="SECONDS",
-        help="stop waiting for the model after this long (default 120)",
-    )
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    add_vault_option(parser)
+    add_timeout(parser, default=120.0)
+    add_json(parser)
+    add_vault(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.team.capture import capture
-    from lore.vaults import one_vault
-
     if args.timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds.")
     root = one_vault(args.vault).root
@@ -77,11 +70,8 @@ def run(args: argparse.Namespace) -> int:
     )
     errors = any(saved.errors for saved in result.saved)
     if args.json:
-        from lore.cli.output import print_json
-
         print_json(result.to_json())
         return ExitCode.PROBLEMS_FOUND if errors else ExitCode.OK
-    from lore.cli.output import console, notice, safe
 
     for message in result.notices:
         notice(message)

@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from lore.cli.options import add_json
+from lore.cli.output import console, print_json, safe
+from lore.team.connect import connect_vault
+
 EPILOG = """\
 examples:
   lore connect acme/team-memory
@@ -39,13 +43,11 @@ def register(sub: Any, name: str, help_text: str) -> None:
     parser.add_argument(
         "--default", dest="make_default", action="store_true", help="make it the default vault"
     )
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_json(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.team.connect import connect_vault
-
     result = connect_vault(
         args.source,
         name=args.name,
@@ -54,11 +56,8 @@ def run(args: argparse.Namespace) -> int:
         priority=args.priority,
     )
     if args.json:
-        from lore.cli.output import print_json
-
         print_json(result.to_json())
         return 0
-    from lore.cli.output import console, safe
 
     out = console()
     how = "Cloned" if result.cloned else "Registered"

@@ -6,12 +6,23 @@ Argument parsing and output only; the review is `lore.curator.run.curate`.
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lore.cli.options import add_no_semantic, add_vault
+from lore.cli.output import DelayedProgress, console, notice, print_json, safe
+from lore.curator.report.document import ReportDocument, load_document
+from lore.curator.report.formats import summary_line, to_github, to_json, to_markdown
+from lore.curator.report.markdown import Links, named_note_ids
+from lore.curator.run import curate
+from lore.curator.similar import SHOWN
 from lore.errors import UsageError
+from lore.files import write_atomic
+from lore.vaults import one_vault
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -43,7 +54,6 @@ approval).
 In CI the review and the comment are two jobs: the one that reads the pull request
 writes the findings (--json-report FILE), and the one that may write to the pull
 request renders them without reviewing anything:
-
   lore curate --from-report findings.json --format markdown \
       --link-head https://github.com/OWNER/VAULT/blob/HEAD_SHA \
       --link-base https://github.com/OWNER/VAULT/blob/BASE_SHA --vault .
@@ -56,14 +66,12 @@ Exit codes: 0 no errors (warnings allowed), 1 errors found, 2 bad usage."""
 
 
 def register(subparsers: Any, name: str, help_text: str) -> None:
-    from lore.cli.main import add_vault_option
-
     parser = subparsers.add_parser(
         name,
         help=help_text,
         description=DESCRIPTION,
     )
-    add_vault_option(parser)
+    add_vault(parser)
     parser.add_argument("paths", nargs="*", metavar="PATH", help="note files or folders to check")
     parser.add_argument(
         "--base", metavar="REF", help="the pull request's base (branch, tag or commit)"
@@ -118,33 +126,22 @@ def register(subparsers: Any, name: str, help_text: str) -> None:
         help="with markdown: link the vault's notes a finding names under URL, the base "
         "branch's blob address",
     )
-    parser.add_argument(
-        "--no-semantic",
-        dest="semantic",
-        action="store_false",
-        help="skip the optional model review even when lore.toml enables it",
-    )
+    add_no_semantic(parser)
     parser.set_defaults(handler=run)
 
 
 def _vault_root(flag: str | None) -> Path:
     """--vault, the vault checkout you stand in (registered or not: curate is a reviewer's
     command), $LORE_VAULT, the config (`lore.vaults`)."""
-    from lore.vaults import one_vault
-
     return one_vault(flag, reviewing=True).root
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.curator.report.similar import SHOWN
-    from lore.curator.run import curate
-
     if args.from_report is not None:
         return _render_report(args)
     if args.head is not None and args.base is None:
         raise UsageError("--head needs --base.", fix="Add --base REF, e.g. origin/main.")
     root = _vault_root(args.vault)
-    from lore.cli.output import DelayedProgress
 
     progress = DelayedProgress("Checking notes")  # on a terminal, after a second
     try:
@@ -169,8 +166,6 @@ def run(args: argparse.Namespace) -> int:
             "for another vault, or check every note with --all.",
         )
     if result.notices:
-        from lore.cli.output import notice
-
         for message in result.notices:  # about the index (healed, or not usable): stderr
             notice(message)
     if args.report is not None:
@@ -178,13 +173,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json_report is not None:
         _write_json_report(args.json_report, result)
     if args.format == "json":
-        from lore.cli.output import print_json
-        from lore.curator.report.formats import to_json
-
         print_json(to_json(result))
     elif args.format == "github":
-        from lore.curator.report.formats import to_github, to_markdown
-
         sys.stdout.write("\n".join(to_github(result)) + "\n")
         summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if summary:
@@ -194,8 +184,6 @@ def run(args: argparse.Namespace) -> int:
             except OSError as exc:
                 sys.stderr.write(f"lore: could not write the job summary ({exc.strerror}).\n")
     elif args.format == "markdown":
-        from lore.curator.report.markdown import to_markdown
-
         listed = [note.id for notes in result.similar.values() for note in notes]
         sys.stdout.write(to_markdown(result, links=_links(args, result.findings, listed)))
     else:
@@ -204,9 +192,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write_report(path: Path, result: CurateResult) -> None:
-    from lore.curator.report.formats import to_markdown
-    from lore.files import write_atomic
-
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, to_markdown(result).encode("utf-8"))
@@ -218,11 +203,6 @@ def _write_report(path: Path, result: CurateResult) -> None:
 
 
 def _write_json_report(path: Path, result: CurateResult) -> None:
-    import json
-
-    from lore.curator.report.document import ReportDocument
-    from lore.files import write_atomic
-
     text = json.dumps(ReportDocument.from_result(result).to_json(), ensure_ascii=False)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -240,10 +220,6 @@ _BLOB_URL = r"^https?://[^\s()<>\[\]`\\]+$"
 def _links(args: argparse.Namespace, findings: list[Finding], similar: Iterable[str] = ()) -> Any:
     """The comment's links (`report.markdown.Links`) from --link-head and --link-base: the
     notes the findings name, and the `similar` notes listed, that the base has."""
-    import re
-
-    from lore.curator.report.markdown import Links, named_note_ids
-
     for flag, value in (("--link-head", args.link_head), ("--link-base", args.link_base)):
         if value is not None and not re.match(_BLOB_URL, value):
             raise UsageError(
@@ -268,8 +244,6 @@ def _links(args: argparse.Namespace, findings: list[Finding], similar: Iterable[
 
 def _render_report(args: argparse.Namespace) -> int:
     """--from-report: check a report file and print it; nothing is reviewed."""
-    from lore.curator.report.document import load_document
-
     others = [
         flag
         for flag, given in (
@@ -296,12 +270,8 @@ def _render_report(args: argparse.Namespace) -> int:
         )
     document = load_document(args.from_report)
     if args.format == "json":
-        from lore.cli.output import print_json
-
         print_json(document.to_json())
     else:
-        from lore.curator.report.markdown import to_markdown
-
         listed = [note[0] for notes in document.similar.values() for note in notes]
         links = _links(args, document.findings, listed)
         sys.stdout.write(to_markdown(document, links=links))
@@ -310,9 +280,6 @@ def _render_report(args: argparse.Namespace) -> int:
 
 def _print_text(result: CurateResult) -> None:
     from rich.table import Table
-
-    from lore.cli.output import console, safe
-    from lore.curator.report.formats import summary_line
 
     out = console()
     by_path: dict[str, list[Finding]] = {}

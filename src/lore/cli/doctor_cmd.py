@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from lore.cli.options import add_json, add_vault
+from lore.cli.output import console, print_json, safe
 from lore.errors import ExitCode
+from lore.team.doctor import diagnose
 
 EPILOG = """\
 examples:
@@ -27,27 +30,17 @@ def register(sub: Any, name: str, help_text: str) -> None:
     parser.add_argument(
         "--offline", action="store_true", help="skip the one network check (gh's sign-in)"
     )
-    parser.add_argument("--json", action="store_true", help="print the report as JSON")
-    parser.add_argument(
-        "--vault",
-        metavar="PATH",
-        help="the vault to check (default: $LORE_VAULT, then the config; the curator pin is "
-        "checked in the current folder when it is a vault)",
-    )
+    add_json(parser)
+    add_vault(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.team.doctor import diagnose
-
     report = diagnose(vault_flag=args.vault, network=not args.offline)
     code = ExitCode.PROBLEMS_FOUND if report.problems else ExitCode.OK
     if args.json:
-        from lore.cli.output import print_json
-
         print_json(report.to_json())
         return code
-    from lore.cli.output import console, safe
 
     out = console()
     out.print(f"[bold]lore {safe(report.version)}[/]")

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 from typing import Any
+
+from lore.cli.options import add_json
+from lore.cli.output import console, notice, print_json, safe
+from lore.team.init import init_vault
+from lore.team.model_review_seed import SUMMARY
 
 EPILOG = """\
 examples:
@@ -91,13 +97,11 @@ def register(sub: Any, name: str, help_text: str) -> None:
         action="store_false",
         help="do not add it to your config",
     )
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_json(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.team.init import init_vault
-
     result = init_vault(
         args.path,
         github=args.github,
@@ -110,11 +114,8 @@ def run(args: argparse.Namespace) -> int:
         register_vault=args.register,
     )
     if args.json:
-        from lore.cli.output import print_json
-
         print_json(result.to_json())
         return 0
-    from lore.cli.output import console, notice, safe
 
     out = console()
     for message in result.notices:
@@ -128,8 +129,6 @@ def run(args: argparse.Namespace) -> int:
     if result.github:
         out.print(f"Published at {safe(result.github)}")
     if result.model_review:
-        from lore.team.model_review_seed import SUMMARY
-
         out.print(safe(SUMMARY))
     if result.pinned:
         out.print(
@@ -155,8 +154,6 @@ def next_steps(github: str | None, path: str) -> str:
     """What to do next: teammates connect to the shared remote, never to this folder."""
     if github:
         return f"Next: `lore remember` proposes a note; teammates run `lore connect {github}`."
-    import shlex
-
     return (
         "Next: share the vault where your team can reach it, e.g. `gh repo create "
         f"OWNER/NAME --private --source {shlex.quote(path)} --push` (replace OWNER/NAME); "

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lore.errors import ExitCode, UsageError
+from lore.cli.options import add_dry_run, add_json
+from lore.cli.output import console, notice, print_json, safe
+from lore.errors import ExitCode, LoreError, UsageError
 from lore.integrations.agents import AGENT_NAMES, AGENTS
+from lore.integrations.install.ownership import current_launcher
+from lore.integrations.install.run import changes_json, check, check_json, install, uninstall
+from lore.vault.git import find_git_dir
+from lore.vaults import one_vault
 
 if TYPE_CHECKING:
     from lore.integrations.install.ownership import Launcher
@@ -105,10 +112,8 @@ def register(sub: Any, name: str, help_text: str) -> None:
             action="store_true",
             help="leave out the prompt hook (prompt recall is opt-in in lore.toml anyway)",
         )
-        parser.add_argument(
-            "--dry-run", action="store_true", help="show what would change; write nothing"
-        )
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+        add_dry_run(parser)
+    add_json(parser)
     parser.set_defaults(handler=run_uninstall if uninstalling else run_install)
 
 
@@ -119,8 +124,6 @@ def _project_root(args: argparse.Namespace) -> Path | None:
 
 
 def _launcher() -> Launcher:
-    from lore.integrations.install.ownership import current_launcher
-
     return current_launcher()
 
 
@@ -133,15 +136,12 @@ def run_install(args: argparse.Namespace) -> int:
             "Name the agent to install for.",
             fix=f"One of: {', '.join(AGENT_NAMES)} (or `lore install --check`).",
         )
-    from lore.integrations.install.run import install
 
     changes = install(
         args.agent, project, _launcher(), prompt=not args.no_prompt, dry_run=args.dry_run
     )
     _report(args, changes, "install")
     if not args.json and not args.dry_run:
-        from lore.cli.output import notice
-
         notice(AGENTS[args.agent].next_steps)
         _warn_without_mcp()
         _warn_without_vault()
@@ -149,8 +149,6 @@ def run_install(args: argparse.Namespace) -> int:
 
 
 def run_uninstall(args: argparse.Namespace) -> int:
-    from lore.integrations.install.run import uninstall
-
     changes = uninstall(args.agent, _project_root(args))
     _report(args, changes, "uninstall")
     return _exit_code(changes)
@@ -164,12 +162,8 @@ def _exit_code(changes: list[Change]) -> int:
 def _report(args: argparse.Namespace, changes: list[Change], verb: str) -> None:
     scope = f"project {_project_root(args)}" if args.project else "user"
     if args.json:
-        from lore.cli.output import print_json
-        from lore.integrations.install.run import changes_json
-
         print_json(changes_json(verb, args.agent, scope, changes))
         return
-    from lore.cli.output import console, safe
 
     out = console()
     out.print(f"lore {verb} {args.agent} ({scope} scope)")
@@ -185,8 +179,6 @@ def _report(args: argparse.Namespace, changes: list[Change], verb: str) -> None:
 
 
 def _check(agent: str | None, project: Path | None, as_json: bool) -> int:
-    from lore.integrations.install.run import check
-
     launcher = _launcher()
     agents = [agent] if agent else list(AGENT_NAMES)
     here = project or _current_repository()
@@ -200,12 +192,8 @@ def _check(agent: str | None, project: Path | None, as_json: bool) -> int:
                 rows += [(name, f"project {here}", status) for status in found]
         rows.sort(key=lambda row: agents.index(row[0]))  # each agent's scopes together
     if as_json:
-        from lore.cli.output import print_json
-        from lore.integrations.install.run import check_json
-
         print_json(check_json(launcher, rows))
         return ExitCode.OK
-    from lore.cli.output import console, safe
 
     out = console()
     out.print(
@@ -229,8 +217,6 @@ def _check(agent: str | None, project: Path | None, as_json: bool) -> int:
 
 
 def _current_repository() -> Path | None:
-    from lore.vault.git import find_git_dir
-
     found = find_git_dir(Path.cwd())
     return found[0] if found else None
 
@@ -244,11 +230,7 @@ def _home_relative(path: Path) -> str:
 
 def _warn_without_mcp() -> None:
     """The MCP entry starts `lore mcp`, which needs the `mcp` extra."""
-    import importlib.util
-
     if importlib.util.find_spec("mcp") is None:
-        from lore.cli.output import notice
-
         notice(
             "The MCP server entry needs lore's mcp extra, which this lore lacks: reinstall "
             "it with the extra (in a clone of gh-lore: pipx install --force '.[mcp]'), or "
@@ -257,10 +239,6 @@ def _warn_without_mcp() -> None:
 
 
 def _warn_without_vault() -> None:
-    from lore.cli.output import notice
-    from lore.errors import LoreError
-    from lore.vaults import one_vault
-
     try:
         one_vault(None)
     except LoreError:

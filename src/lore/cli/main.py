@@ -1,9 +1,12 @@
 """`lore` entry point: builds the parser from the command modules and maps errors to exit codes.
 
 Each command lives in its own module with `register(subparsers)`, which adds a
-sub-parser and sets `handler` to a function `(args) -> int`. Modules are imported
-only when their command runs, so `lore recall` pays for nothing else; a plain
-`lore recall` does not even import argparse (`recall_args.parse_plain`).
+sub-parser and sets `handler` to a function `(args) -> int`; the options several
+commands share are defined once, in `options`. Modules are imported only when their
+command runs (through the `commands` table), so `lore recall` pays for nothing else; a
+plain `lore recall` does not even import argparse (`recall_args.parse_plain`). No
+command module imports this one: `lore completion` is handed the whole parser
+(`args.whole_parser`).
 """
 
 from __future__ import annotations
@@ -32,11 +35,16 @@ config's default. Agents are served registered vaults only.
 Exit codes: 0 ok, 1 problems found, 2 bad usage or input, 3 internal error, 130 Ctrl-C."""
 
 
-def build_parser(only: str | None = None, *, for_shells: bool = False) -> argparse.ArgumentParser:
+def build_parser(
+    only: str | None = None, *, for_shells: bool = False, names_only: bool = False
+) -> argparse.ArgumentParser:
     """The whole parser, or (`only`) the top level with that one command, which is cheaper.
 
     `for_shells`: the commands stay visible to argparse (`lore completion` hands the
-    parser to shtab); `lore --help` lists them itself, grouped (`command_list`)."""
+    parser to shtab); `lore --help` lists them itself, grouped (`command_list`).
+    `names_only`: each command is a bare name, its module not loaded — for a command line
+    that names no command (`lore`, `lore --help`, `lore recal`), where argparse needs the
+    names (to say "did you mean") but never a command's own options."""
     import argparse
 
     from lore.cli.parsing import Parser
@@ -58,8 +66,15 @@ def build_parser(only: str | None = None, *, for_shells: bool = False) -> argpar
     for name, (module_name, _group, help_text) in COMMANDS.items():
         if only is not None and name != only:
             continue
+        if names_only:
+            sub.add_parser(name, help=help_text)
+            continue
         module = importlib.import_module(module_name)
         module.register(sub, name, help_text)
+        if getattr(module, "NEEDS_WHOLE_PARSER", False):
+            # A command about the command line itself (`lore completion`) is handed the
+            # whole parser: no command module imports this one (DESIGN §4).
+            sub.choices[name].set_defaults(whole_parser=lambda: build_parser(for_shells=True))
     return parser
 
 
@@ -89,15 +104,6 @@ def _pick_command(argv: Sequence[str]) -> str | None:
     return None
 
 
-def add_vault_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--vault",
-        metavar="PATH",
-        help="the vault: a folder or the name of a registered vault (default: the registered "
-        "vault you stand in, then $LORE_VAULT, then the user config's default vault)",
-    )
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     command = _pick_command(args_list)
@@ -115,7 +121,7 @@ def _run(command: str | None, args_list: list[str]) -> int:
             stop_like_ctrl_c()
         args = _fast_args(command, args_list)
         if args is None:
-            parser = build_parser(only=command)
+            parser = build_parser(only=command, names_only=command is None)
             args = parser.parse_args(args_list)
             if getattr(args, "handler", None) is None:  # `lore` alone: no command, like git
                 parser.print_help()

@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 from typing import Any
 
+from lore.cli.options import add_json, add_no_semantic, add_vault
+from lore.cli.output import console, notice, print_json, safe
+from lore.curator.report.document import summary_line
+from lore.curator.report.markdown import reading_order
 from lore.errors import ExitCode, UsageError
+from lore.team import review
+from lore.team.review import memory_prs_json
+from lore.vaults import one_vault
 
 EPILOG = """\
 examples:
@@ -26,8 +34,6 @@ Exit code 1 when the curator finds errors in the change.
 
 
 def register(sub: Any, name: str, help_text: str) -> None:
-    from lore.cli.main import add_vault_option
-
     parser = sub.add_parser(
         name,
         help=help_text,
@@ -45,21 +51,13 @@ def register(sub: Any, name: str, help_text: str) -> None:
         "--request-changes", metavar="MESSAGE", help="request changes, saying what to change"
     )
     action.add_argument("--merge", action="store_true", help="merge the pull request")
-    parser.add_argument("--json", action="store_true", help="print the review as JSON")
-    parser.add_argument(
-        "--no-semantic",
-        dest="semantic",
-        action="store_false",
-        help="skip the optional model review even when lore.toml enables it",
-    )
-    add_vault_option(parser)
+    add_json(parser)
+    add_no_semantic(parser)
+    add_vault(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.team import review
-    from lore.vaults import one_vault
-
     vault = one_vault(args.vault, reviewing=True)
     wants_action = args.approve or args.merge or args.request_changes is not None
     if args.target is None:
@@ -75,8 +73,6 @@ def run(args: argparse.Namespace) -> int:
         result = review.review_pr(vault.root, number, semantic=args.semantic)
     code = ExitCode.PROBLEMS_FOUND if result.errors else ExitCode.OK
     if args.json:
-        from lore.cli.output import print_json
-
         print_json(result.to_json())
     else:
         _show(result)
@@ -93,7 +89,6 @@ def run(args: argparse.Namespace) -> int:
         choice = _ask()
     if choice is not None:
         review.act(vault.root, number, *choice)
-        from lore.cli.output import notice
 
         notice(f"#{number}: {choice[0]} done.")
     return code
@@ -118,11 +113,7 @@ def _ask() -> tuple[str, str] | None:
 
 
 def _list(rows: list[Any], as_json: bool) -> int:
-    from lore.cli.output import console, print_json, safe
-
     if as_json:
-        from lore.team.review import memory_prs_json
-
         print_json(memory_prs_json(rows))
         return ExitCode.OK
     out = console()
@@ -159,8 +150,6 @@ def _similar(note: Any) -> str:
     """One pair of the "most similar" list: one figure for how alike, then what the
     curator makes of it (for a duplicate, the words both say; for a contradiction, the
     two clauses and how they differ)."""
-    from lore.cli.output import safe
-
     mark = f" {_MARKS[note.verdict]}" if note.verdict in _MARKS else ""
     text = (
         f"  [dim]{note.score:.0%} alike[/]{mark}  [bold]{safe(note.title)}[/]\n"
@@ -185,8 +174,6 @@ def _similar(note: Any) -> str:
 
 def _agent_view(text: str, preview: str) -> str | None:
     """What an agent sees, only where it differs from the file: a diff, or None."""
-    import difflib
-
     if text.rstrip("\n") == preview.rstrip("\n"):
         return None
     lines = difflib.unified_diff(
@@ -202,8 +189,6 @@ def _agent_view(text: str, preview: str) -> str | None:
 
 def _verdict(result: Any) -> str:
     """The first line: whether the change can be merged, and the count (as the PR comment)."""
-    from lore.curator.report.document import summary_line
-
     line = summary_line(result)
     if result.errors:
         return f"[bold red]Blocked:[/] {line} Errors block the merge; fix them first."
@@ -214,9 +199,6 @@ def _verdict(result: Any) -> str:
 
 def _show(result: Any) -> None:
     from rich.panel import Panel
-
-    from lore.cli.output import console, safe
-    from lore.curator.report.markdown import reading_order
 
     out = console()
     out.print(_verdict(result))

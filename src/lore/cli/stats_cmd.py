@@ -5,7 +5,11 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
+from lore.cli.options import add_json, add_vault
+from lore.cli.output import console, notice, print_json, safe
 from lore.errors import ExitCode, UsageError
+from lore.team.stats import stats_json, vault_stats
+from lore.vaults import one_vault
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -25,8 +29,6 @@ counts are not recorded.
 
 
 def register(sub: Any, name: str, help_text: str) -> None:
-    from lore.cli.main import add_vault_option
-
     parser = sub.add_parser(
         name,
         help=help_text,
@@ -37,28 +39,20 @@ def register(sub: Any, name: str, help_text: str) -> None:
     parser.add_argument(
         "--weeks", type=int, default=12, metavar="N", help="weeks of growth to show (default 12)"
     )
-    parser.add_argument("--json", action="store_true", help="print the statistics as JSON")
-    add_vault_option(parser)
+    add_json(parser)
+    add_vault(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.team.stats import vault_stats
-    from lore.vaults import one_vault
-
     if not 1 <= args.weeks <= 520:
         raise UsageError("--weeks must be between 1 and 520.")
     vault = one_vault(args.vault)
     stats = vault_stats(vault.root, weeks=args.weeks)
     if stats.notices:
-        from lore.cli.output import notice
-
         for text in stats.notices:
             notice(text)
     if args.json:
-        from lore.cli.output import print_json
-        from lore.team.stats import stats_json
-
         print_json(stats_json(vault.root, stats))
         return ExitCode.OK
     _show(stats)
@@ -67,8 +61,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _table(title: str, counts: dict[str, int], limit: int = 10) -> Table:
     from rich.table import Table
-
-    from lore.cli.output import safe
 
     table = Table(title=title, title_justify="left", show_edge=False, header_style="bold")
     table.add_column(title.rsplit(maxsplit=1)[-1], overflow="fold")
@@ -82,8 +74,6 @@ def _table(title: str, counts: dict[str, int], limit: int = 10) -> Table:
 
 def _show(stats: VaultStats) -> None:
     from rich.columns import Columns
-
-    from lore.cli.output import console, safe
 
     out = console()
     out.print(

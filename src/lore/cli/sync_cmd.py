@@ -6,7 +6,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from lore.cli.options import add_json, add_timeout, add_vault
+from lore.cli.output import console, print_json, safe
 from lore.errors import ExitCode, LoreError, UsageError
+from lore.team.sync import UNWRITABLE, sync_json, sync_vaults
+from lore.vaults import chosen_vaults
 
 EPILOG = """\
 examples:
@@ -41,24 +45,13 @@ def register(sub: Any, name: str, help_text: str) -> None:
         action="store_true",
         help="print nothing; do not wait for another sync of the same vault (for hooks)",
     )
-    parser.add_argument(
-        "--timeout",
-        type=float,
-        default=30.0,
-        metavar="SECONDS",
-        help="give up on a remote that does not answer within this long (default 30)",
-    )
-    parser.add_argument("--json", action="store_true", help="print the results as JSON")
-    parser.add_argument(
-        "--vault", metavar="PATH", help="sync only this vault folder (default: every vault)"
-    )
+    add_timeout(parser, default=30.0)
+    add_json(parser)
+    add_vault(parser, every=True)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.team.sync import UNWRITABLE, sync_vaults
-    from lore.vaults import chosen_vaults
-
     if args.timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds.")
     try:
@@ -74,12 +67,8 @@ def run(args: argparse.Namespace) -> int:
     if args.quiet:
         return code
     if args.json:
-        from lore.cli.output import print_json
-        from lore.team.sync import sync_json
-
         print_json(sync_json(results))
         return code
-    from lore.cli.output import console, safe
 
     out = console()
     colours = {

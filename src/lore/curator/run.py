@@ -6,7 +6,7 @@ the whole vault), reads the vault the change joins through the index
 family of the registry (a full audit a batch of notes at a time: `lore.curator.audit`),
 and returns the sorted findings with a preview of each note
 as an agent will see it, and, when asked, the notes most like each one
-(`lore.curator.report.similar`). A family that fails unexpectedly becomes an error finding,
+(`lore.curator.similar`). A family that fails unexpectedly becomes an error finding,
 so a broken rule blocks a pull request instead of waving it through; an error of the
 index is not a rule's: it goes up to `read_index`, which heals the index and runs the
 review again. Every output is scrubbed of the secret values the secret rules found.
@@ -27,13 +27,13 @@ from lore.curator.context.candidates import note_progress
 from lore.curator.context.model import CheckedFile, CuratorContext
 from lore.curator.context.vault_index import with_vault
 from lore.curator.finding import Finding, count
-from lore.curator.report.similar import SimilarNote, similar_notes
 from lore.curator.review.outcome import ModelReview
 from lore.curator.rules.registry import FAMILIES, stopped
-from lore.curator.rules.secret_scan import redact, scan_secrets
+from lore.curator.similar import SimilarNote, similar_notes
 from lore.errors import ExitCode, UsageError
 from lore.sanitize import sanitize_text
 from lore.sanitize.markdown import sanitize_markdown
+from lore.sanitize.secret_scan import redact, scan_secrets
 
 Progress = Callable[[int, int, str], None]  # (done, total, what is being done)
 

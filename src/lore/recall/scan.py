@@ -103,6 +103,10 @@ class ScannedVault(Record):
         return Statistics(len(self.notes), {p: len(found) for p, found in counted.items()})
 
     def recall(self, request: RecallRequest, statistics: Statistics | None = None) -> RecallResult:
+        if request.also:  # several phrasings, each ranked alone, then fused
+            from lore.recall.fusion import recall_fused
+
+            return recall_fused(request, lambda one: self.recall(one, statistics))
         plan = self.plan(request.query)
         result = RecallResult(
             request.query,
@@ -208,8 +212,10 @@ class ScannedVault(Record):
 
 
 def _wanted(note: Note, request: RecallRequest) -> bool:
-    """Whether the note passes the request's type and tag filters."""
+    """Whether the note passes the request's type, tag and id filters."""
     if request.types and note.type not in request.types:
+        return False
+    if request.ids is not None and note.id not in request.ids:
         return False
     return all(_has_tag(note, tag) for tag in request.tags)
 

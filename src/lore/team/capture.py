@@ -17,7 +17,7 @@ Optional, and never automatic: the user runs it on one session log. The steps:
    written in the vault's format. One call, bounded by `timeout`.
 4. The answer is untrusted too: strict JSON, at most `MAX_NOTES` notes, known keys
    only, strings cut to size. Each candidate becomes a `NoteInput`, and all of them are
-   checked together by the curator and saved as drafts (`lore.team.drafts`); a
+   checked together by the curator and saved as drafts (`lore.team.drafts.inbox`); a
    candidate with a secret is refused like any draft. Nothing is proposed: the user
    reads the drafts and proposes those worth keeping (`lore drafts`).
 """
@@ -34,13 +34,13 @@ from typing import Any
 
 from lore.curator.context.settings import LLM, load_curator_settings
 from lore.curator.review.provider import HttpClient, ModelClient, ProviderError, within
-from lore.curator.rules.secret_scan import redact, scan_secrets
 from lore.errors import ExitCode, LoreError, UsageError
 from lore.note.model import CONFIDENCE_LEVELS
 from lore.sanitize import sanitize_text
+from lore.sanitize.secret_scan import redact, scan_secrets
 from lore.taxonomy import TAXONOMY_FILE, parse_taxonomy
-from lore.team.draft import NoteInput, build_note
-from lore.team.drafts_save import DraftRefused, Saved, save_drafts
+from lore.team.drafts.draft import NoteInput, build_note
+from lore.team.drafts.save import DraftRefused, Saved, save_drafts
 from lore.team.transcript import MAX_PROMPT_CHARS, Transcript, read_transcript
 from lore.vault.settings import SETTINGS_FILE
 from lore.versioned import versioned

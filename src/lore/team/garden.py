@@ -39,9 +39,9 @@ from lore.note.parse import note_id_from_path, parse_note
 from lore.note.status import Links, compute_status
 from lore.paths import NOTES_DIR
 from lore.taxonomy import TAXONOMY_FILE, parse_taxonomy
-from lore.team.branches import BRANCH_PREFIX, REMOTE, Outcome
-from lore.team.changes import ChangeSet, free_change_name, propose_change, start_change
 from lore.team.garden_taxonomy import spared_entries
+from lore.team.proposals.branches import BRANCH_PREFIX, REMOTE, Outcome
+from lore.team.proposals.changes import ChangeSet, free_change_name, propose_change, start_change
 from lore.vault import git
 from lore.vault.history import log_changes
 from lore.vault.remote import NETWORK_TIMEOUT

@@ -31,7 +31,7 @@ from lore.team.curator_pin import (
     pin_lines,
     resolve_pin,
 )
-from lore.team.pr_body import LABELS
+from lore.team.proposals.pr_body import LABELS
 from lore.team.registry import name_from, register
 from lore.vault import gh, git
 from lore.vault.remote import RemoteError, github_clone_url, parse_owner_repo

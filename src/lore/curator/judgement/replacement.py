@@ -457,7 +457,7 @@ def _referenced(
     return None
 
 
-def replacement(  # noqa: PLR0917 - both notes' cues and profiles, their likeness, the weights
+def replacement(  # positional arguments: both notes' cues and profiles, their likeness, the weights
     found: tuple[Cue, ...],
     theirs: Profile,
     similarity: float,

@@ -37,10 +37,10 @@ from typing import Any
 
 from lore.curator.context.model import NoteView
 from lore.curator.judgement.claims import claims
-from lore.curator.rules.secret_scan import redact, scan_secrets
 from lore.curator.rules.text import quote
 from lore.sanitize import sanitize_text
 from lore.sanitize.markdown import sanitize_markdown
+from lore.sanitize.secret_scan import redact, scan_secrets
 
 DUPLICATE, CONTRADICTION, NEITHER = "duplicate", "contradiction", "neither"
 VERDICTS = (DUPLICATE, CONTRADICTION, NEITHER)

@@ -214,7 +214,7 @@ def review(
         return skipped(f"it stopped with {type(exc).__name__}")
 
 
-def _judge_notes(  # noqa: PLR0917 - one private call site
+def _judge_notes(  # positional arguments: one private call site
     context: CuratorContext,
     settings: SemanticSettings,
     client: ModelClient,
@@ -327,7 +327,7 @@ def _line_of(corpus: Corpus, index: int, clause: str) -> int | None:
     return view.body_line_at(offset) if offset >= 0 else None
 
 
-def _finding(  # noqa: PLR0917 - one private call site
+def _finding(  # positional arguments: one private call site
     answer: Answer, note: int, other_index: int, corpus: Corpus, model: str, key: str
 ) -> Finding:
     entry, other = corpus.entries[note], corpus.entries[other_index].view.id

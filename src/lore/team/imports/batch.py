@@ -33,7 +33,7 @@ from lore.note.ids import make_id, slugify
 from lore.note.model import Note
 from lore.note.render import render_note
 from lore.taxonomy import TAXONOMY_FILE
-from lore.team.draft import with_unique_id
+from lore.team.drafts.draft import with_unique_id
 from lore.team.imports.model import Candidate, Draft, ImportPlan, Progress, Skip
 from lore.team.imports.vault_view import VaultView
 

@@ -13,14 +13,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lore.errors import UsageError
-from lore.team.branches import check_vault
-from lore.team.changes import start_change
 from lore.team.imports.batch import plan_batch
 from lore.team.imports.model import KINDS, Draft, ImportPlan, Progress, ReadOptions, Skip
 from lore.team.imports.tagging import Tagger
 from lore.team.imports.vault_view import VaultView, read_view
 from lore.team.imports.walk import real_start
-from lore.team.proposals import find_author
+from lore.team.proposals.branches import check_vault
+from lore.team.proposals.changes import start_change
+from lore.team.proposals.note import find_author
 from lore.vault import git
 from lore.vault.remote import NETWORK_TIMEOUT, GitHubRepo, github_repo
 

@@ -24,7 +24,7 @@ from typing import Any
 from lore import clock
 from lore.errors import UsageError
 from lore.files import write_atomic
-from lore.team.drafts import (
+from lore.team.drafts.inbox import (
     DRAFT_SUFFIX,
     EDIT_SUFFIX,
     FILE_MODE,

@@ -15,8 +15,8 @@ with `resume` (`lore remember --resume <id>`). A note with a secret is never
 committed or pushed, whatever the flags.
 
 The branch, its metadata and publishing (push, pull request, and what to say when
-either fails) are `lore.team.branches`, which the gardener's and drift's change sets
-(`lore.team.changes`) share.
+either fails) are `lore.team.proposals.branches`, which the gardener's and drift's change sets
+(`lore.team.proposals.changes`) share.
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ from lore.note.model import Note, is_author, is_github_handle
 from lore.note.parse import parse_note
 from lore.note.render import render_note
 from lore.paths import state_dir
-from lore.team.branches import (
+from lore.team.drafts.draft import NoteInput, build_note, with_unique_id
+from lore.team.proposals.branches import (
     BRANCH_PREFIX,
     REMOTE,
     Outcome,
@@ -49,8 +50,7 @@ from lore.team.branches import (
     taken_names,
     write_meta,
 )
-from lore.team.draft import NoteInput, build_note, with_unique_id
-from lore.team.pr_body import pr_body, pr_labels, pr_title
+from lore.team.proposals.pr_body import pr_body, pr_labels, pr_title
 from lore.vault import gh, git
 from lore.vault.local_state import ensure_state_dir
 from lore.vault.remote import NETWORK_TIMEOUT, GitHubRepo, RemoteError, github_repo
@@ -100,7 +100,7 @@ class Proposal:
         """The file as it will be proposed — with any secret masked, since it will not be."""
         if not self.secrets:
             return self.text
-        from lore.curator.rules.secret_scan import redact, scan_secrets
+        from lore.sanitize.secret_scan import redact, scan_secrets
 
         return redact(self.text, {match.value for match in scan_secrets(self.text)})
 

@@ -6,7 +6,7 @@ secret is refused (`DraftRefused`): it is never written, and the refusal shows o
 mask. Several notes are checked together (`lore capture`'s candidates), so one that
 repeats another is flagged too. An edit is checked again the same way (`update_draft`);
 an edit with a secret leaves the draft as it was and is kept beside it, masked.
-The store itself is `lore.team.drafts`.
+The store itself is `lore.team.drafts.inbox`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from typing import Any
 
 from lore import clock
 from lore.curator.finding import Finding
-from lore.curator.rules.secret_scan import redact, scan_secrets
 from lore.curator.run import curate
 from lore.errors import ProposalError
 from lore.files import write_atomic
@@ -27,9 +26,9 @@ from lore.note.model import Note
 from lore.note.parse import inspect_note
 from lore.note.render import render_note
 from lore.paths import NOTES_DIR
-from lore.team.branches import REMOTE, base_of, check_vault
-from lore.team.draft import NoteInput, build_note, with_unique_id
-from lore.team.drafts import (
+from lore.sanitize.secret_scan import redact, scan_secrets
+from lore.team.drafts.draft import NoteInput, build_note, with_unique_id
+from lore.team.drafts.inbox import (
     DRAFT_SUFFIX,
     FILE_MODE,
     META_SUFFIX,
@@ -40,6 +39,7 @@ from lore.team.drafts import (
     inbox_dir,
     inbox_lock,
 )
+from lore.team.proposals.branches import REMOTE, base_of, check_vault
 from lore.vault import git
 from lore.versioned import versioned
 
@@ -185,7 +185,7 @@ def save_drafts(
     The author is the input's, else git's `github.user` or `user.name` when it is a
     GitHub handle (no network: `lore drafts propose` asks `gh` for a missing one).
     """
-    from lore.team.proposals import find_handle
+    from lore.team.proposals.note import find_handle
 
     root = root.resolve()
     check_vault(root)
