@@ -36,6 +36,7 @@ from lore.note.model import Note, is_author, is_github_handle
 from lore.note.parse import parse_note
 from lore.note.render import render_note
 from lore.paths import state_dir
+from lore.taxonomy import TAXONOMY_FILE
 from lore.team.drafts.draft import NoteInput, build_note, with_unique_id
 from lore.team.proposals.branches import (
     BRANCH_PREFIX,
@@ -86,6 +87,7 @@ class Proposal:
     preview: str
     agent: str | None = None
     notices: list[str] = field(default_factory=list)
+    taxonomy: bytes | None = None  # `_taxonomy.md` proposed with the note (`unlisted`)
 
     @property
     def secrets(self) -> list[Finding]:
@@ -280,7 +282,7 @@ def start_proposal(
         branch = BRANCH_PREFIX + note.id
         worktree = None if dry_run else proposals_dir(root) / note.id
         if worktree is not None:
-            add_worktree(root, worktree, branch, base_ref, only=[note.path])
+            add_worktree(root, worktree, branch, base_ref, only=[note.path, TAXONOMY_FILE])
             write_meta(
                 root,
                 note.id,
@@ -377,11 +379,13 @@ def _blocked(findings: list[Finding], force: bool, kept: str | None) -> Proposal
     return None
 
 
-def _commit_note(root: Path, worktree: Path, note: Note) -> None:
+def _commit_note(root: Path, worktree: Path, note: Note, *, taxonomy: bool = False) -> None:
+    """Commit the note (`taxonomy`: with the `_taxonomy.md` that lists what it names)."""
+    also = f"\n\nAdds to {TAXONOMY_FILE} what it names." if taxonomy else ""
     commit_paths(
         worktree,
-        [note.path],
-        f"lore: {note.title}\n\nProposes {note.path}.",
+        [note.path, *([TAXONOMY_FILE] if taxonomy else [])],
+        f"lore: {note.title}\n\nProposes {note.path}.{also}",
         fallback_identity=_identity(root, note.author),
     )
 
@@ -444,8 +448,15 @@ def submit(proposal: Proposal, *, force: bool = False, timeout: float = NETWORK_
         )
     note_file = proposal.worktree / proposal.note.path
     write_atomic(note_file, proposal.text.encode("utf-8"))
+    if proposal.taxonomy is not None:
+        write_atomic(proposal.worktree / TAXONOMY_FILE, proposal.taxonomy)
     try:
-        _commit_note(proposal.root, proposal.worktree, proposal.note)
+        _commit_note(
+            proposal.root,
+            proposal.worktree,
+            proposal.note,
+            taxonomy=proposal.taxonomy is not None,
+        )
     except GitError as exc:
         raise ProposalError(
             f"The note is written to {note_file} but could not be committed: {exc.message}",
@@ -459,6 +470,8 @@ def submit(proposal: Proposal, *, force: bool = False, timeout: float = NETWORK_
         agent=proposal.agent,
         forced=force and bool(proposal.errors),
     )
+    if proposal.taxonomy is not None:
+        request.body += f"\n\nIt adds what it names to `{TAXONOMY_FILE}`: review that line too.\n"
     return _publish_note(
         proposal.root,
         proposal.note,
@@ -502,12 +515,19 @@ def resume(
         if worktree is not None:
             remove_worktree(root, worktree)
         worktree = proposals_dir(root) / note_id
-        checkout_worktree(root, worktree, branch, only=[path])
+        checkout_worktree(root, worktree, branch, only=[path, TAXONOMY_FILE])
     note_file = worktree / path
     if not note_file.is_file():
         raise ProposalError(
             f"The branch {branch} has no {path}.",
             fix=f"Put the note back in {note_file}, then run `lore remember --resume {note_id}`.",
+        )
+    if (worktree / TAXONOMY_FILE).is_file() and has_changes(worktree, TAXONOMY_FILE):
+        commit_paths(  # the note's taxonomy line first, so that the note is checked with it
+            worktree,
+            [TAXONOMY_FILE],
+            f"lore: add to {TAXONOMY_FILE} what {path} names",
+            fallback_identity=_identity(root, parse_note(note_file.read_bytes(), path).author),
         )
     if has_changes(worktree, path):
         checked = curate(root, drafts={path: note_file.read_bytes()}, at=branch)
