@@ -97,6 +97,7 @@ def main() -> int:
     args = parser.parse_args()
 
     from lore.curator.run import curate
+    from lore.curator.target import Paths
     from lore.sanitize.markdown import find_hazards, sanitize_markdown
     from lore.vault.seed import seed_files, write_files
 
@@ -121,7 +122,7 @@ def main() -> int:
 
         def curate_body(body: str) -> None:
             note.write_text(f"{head}{body}\n", encoding="utf-8")
-            curate(root, paths=[str(note)])
+            curate(root, Paths([str(note)]))
 
         rows += [
             {"what": "curate", **measure(label, make, count, curate_body, args.runs)}

@@ -45,12 +45,13 @@ from lore.curator.review.pairs import (  # noqa: E402
 )
 from lore.curator.review.semantic import notes_to_judge  # noqa: E402
 from lore.curator.run import build_context  # noqa: E402
+from lore.curator.target import Paths  # noqa: E402
 
 MAX_RELATED = 4
 
 
 def measure(root: Path, note: Path) -> dict[str, Any] | None:
-    context = build_context(root, paths=[str(note)], read_vault=False)
+    context = build_context(root, Paths([str(note)]), read_vault=False)
 
     def work(context: Any) -> dict[str, Any] | None:
         corpus, todo = notes_to_judge(context, MAX_RELATED)

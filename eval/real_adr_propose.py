@@ -7,7 +7,7 @@ eval's order (`real_adr_manifest.proposal_order`); for each one:
 1. its note, as `lore import adr` made it but without `supersedes` or `## Related`, is
    committed on top of the vault, and `lore curate` checks that commit against the one
    before, as the curator workflow checks a pull request
-   (`curate(base=…, head=…, semantic=True)`: the rules, then the model review);
+   (`curate(vault, Range(base, head), semantic=True)`: the rules, then the model review);
 2. what the curator said about the note is kept (`Proposal`): the judgement warnings
    and the notes they name, the three notes `lore review` lists as most alike, the notes
    the model was shown (from the request the stand-in received) and the lint;
@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from lore.curator.run import curate
+from lore.curator.target import Range
 from model_stand_in import StandIn, shown_ids
 from real_adr_import import ImportedRepository, git
 
@@ -91,7 +92,7 @@ def propose_all(
         path.write_text(adr.text(), encoding="utf-8")
         head = _commit(vault, f"propose {adr.id}", today)
         since = len(stand_in.calls)
-        result = curate(vault, base=base, head=head, today=today, semantic=True, similar=3)
+        result = curate(vault, Range(base, head), today=today, semantic=True, similar=3)
         calls = stand_in.take(since)
         proposal = Proposal(repository["name"], repository["split"], adr.file, adr.id)
         display = f"notes/{adr.id}.md"

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 import lore
 from lore.cli.main import main
+from lore.curator.target import Paths
 from tests.curator.conftest import FIXTURES, expand_secrets, fake_secret
 from tests.steps import grows_linearly, growth
 from tests.support import Vault, note_text
@@ -327,7 +328,7 @@ def test_hostile_notes_are_checked_in_linear_steps(
         path = write_note(
             curator_vault, "fixture--slow--2026-02-01.md", note_text(body=body).encode()
         )
-        curate(curator_vault.root, paths=[str(path)])
+        curate(curator_vault.root, Paths([str(path)]))
 
     assert grows_linearly(check, count), growth(check, count)
 

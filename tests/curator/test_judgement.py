@@ -19,6 +19,7 @@ from lore.curator.judgement.quantities import quantities
 from lore.curator.judgement.similarity import likeness, subject, weighted_overlap
 from lore.curator.judgement.terms import content_terms, idf_from_counts, stem, tokens
 from lore.curator.run import build_context
+from lore.curator.target import Drafts
 from tests.curator.conftest import TODAY
 from tests.curator.judged import Note, flat
 from tests.support import Vault, note_text
@@ -290,7 +291,7 @@ def test_candidates_are_the_notes_that_share_rare_terms_or_files(
         body="## What\nCommit the Kafka offset only once the message is handled.\n",
     )
     context = build_context(
-        vault.root, drafts={"notes/kafka--new--2026-11-10.md": draft.encode()}, today=TODAY
+        vault.root, Drafts({"notes/kafka--new--2026-11-10.md": draft.encode()}), today=TODAY
     )
     corpus = corpus_of(context)
     assert corpus_of(context) is corpus  # built once for both rule families

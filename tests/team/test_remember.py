@@ -546,6 +546,7 @@ def test_an_unlisted_repository_and_tag_are_added_in_the_same_pull_request(
     """What `lore import` does for the repositories it meets: the `_taxonomy.md` line goes
     in the note's own pull request, and that pull request passes the curator."""
     from lore.curator.run import curate
+    from lore.curator.target import Range
 
     code, out, err = remember(checkout, *NEW_REPO_FLAGS, "--yes", capsys=capsys)
     assert code == 1, out + err  # refused as it was, and told how
@@ -567,7 +568,7 @@ def test_an_unlisted_repository_and_tag_are_added_in_the_same_pull_request(
     tool = taxonomy.split("\n## tool\n", 1)[1].split("\n## ", 1)[0]
     assert "- `tool/flyway` — flyway (added by `lore remember`; say what it covers)." in tool
     git(checkout, "fetch", "-q")
-    review = curate(checkout, base="origin/main", head=f"origin/{branch}")
+    review = curate(checkout, Range("origin/main", f"origin/{branch}"))
     assert [f.rule for f in review.findings if f.is_error] == [], review.findings
     (request,) = pr_creates(fake_gh)
     assert "_taxonomy.md" in request[request.index("--body") + 1]

@@ -20,6 +20,7 @@ from lore.curator.report.formats import summary_line, to_github, to_json, to_mar
 from lore.curator.report.markdown import Links, named_note_ids
 from lore.curator.run import curate
 from lore.curator.similar import SHOWN
+from lore.curator.target import Paths, Range, Target, WholeVault, approver_login
 from lore.errors import UsageError
 from lore.files import write_atomic
 from lore.vaults import one_vault
@@ -136,23 +137,46 @@ def _vault_root(flag: str | None) -> Path:
     return one_vault(flag, reviewing=True).root
 
 
+def target_of(args: argparse.Namespace) -> Target:
+    """What `lore curate` checks, from its flags: --base/--head, PATHs, or --all."""
+    approver = None
+    if args.policy_approved_by is not None:
+        approver = approver_login(args.policy_approved_by)
+        if args.base is None:
+            raise UsageError(
+                "--policy-approved-by clears a pull request's policy findings, so it needs "
+                "--base and --head.",
+                fix="E.g. `lore curate --base origin/main --head HEAD "
+                "--policy-approved-by octocat`.",
+            )
+    ranged = args.base is not None or args.head is not None
+    if sum((ranged, bool(args.paths), args.all_notes)) != 1:
+        raise UsageError(
+            "Tell the curator what to check: --base REF --head REF, file paths, or --all "
+            "(one of them).",
+            fix="E.g. `lore curate --base origin/main --head HEAD`.",
+        )
+    if ranged:
+        return Range(args.base, args.head or "HEAD", policy_approved_by=approver)
+    if args.all_notes:
+        return WholeVault()
+    return Paths(tuple(args.paths))
+
+
 def run(args: argparse.Namespace) -> int:
     if args.from_report is not None:
         return _render_report(args)
     if args.head is not None and args.base is None:
         raise UsageError("--head needs --base.", fix="Add --base REF, e.g. origin/main.")
     root = _vault_root(args.vault)
+    target = target_of(args)
 
     progress = DelayedProgress("Checking notes")  # on a terminal, after a second
     try:
         result = curate(
             root,
-            base=args.base,
-            head=args.head,
-            paths=args.paths,
-            all_notes=args.all_notes,
+            target,
             semantic=args.semantic,
-            policy_approved_by=args.policy_approved_by,
             similar=0 if args.all_notes else SHOWN,  # "does this replace one of these?"
             progress=progress,
         )

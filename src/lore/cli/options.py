@@ -66,7 +66,7 @@ def add_dry_run(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--dry-run",
         action="store_true",
-        help="only check and show what would be done: nothing is written, pushed or proposed",
+        help="only check and show what would be done: nothing is written, sent, pushed or proposed",
     )
 
 

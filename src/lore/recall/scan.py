@@ -24,7 +24,7 @@ from lore.recall.rank import BM25_K1, Statistics, compute_boosts
 from lore.recall.snippet import make_snippet, stem
 from lore.record import Record
 from lore.taxonomy import parse_taxonomy
-from lore.vault.settings import parse_settings, recall_settings
+from lore.vault.settings import SERVED, parse_settings, recall_settings
 from lore.vault.snapshot import list_notes, read_notes, read_vault_file, take_snapshot
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -73,10 +73,10 @@ class ScannedVault(Record):
         self.aliases = parse_taxonomy(taxonomy_text).alias_map() if taxonomy_text else {}
         try:
             self.settings = recall_settings(
-                parse_settings(read_vault_file(root, snapshot, "lore.toml"))
+                parse_settings(read_vault_file(root, snapshot, "lore.toml"), source=SERVED)
             )
         except Exception:  # noqa: BLE001 - a broken lore.toml must not stop the fallback
-            self.settings = recall_settings(parse_settings(None))
+            self.settings = recall_settings(parse_settings(None, source=SERVED))
         self.docs = {nid: _fields(note) for nid, note in self.notes.items()}
 
     def plan(self, query: str) -> QueryPlan:

@@ -3,7 +3,7 @@
 `list_memory_prs` lists the open pull requests labelled `lore` with the curator
 check's state. `review_branch` (a local branch) and `review_pr` (a pull request
 number; its branch is fetched from the vault's own remote) run the curator on the
-change exactly as CI does (`curate(base=…, head=…)`) and gather, for each note the
+change exactly as CI does (`curate(root, Range(base, head))`) and gather, for each note the
 change adds or edits: the file as merged, what an agent will see of it (the
 sanitised preview), and the most similar active notes already in the vault — the
 candidates the curator's replacement, duplicate and contradiction rules judge, with the
@@ -26,6 +26,7 @@ from lore.curator.finding import Finding
 from lore.curator.review.outcome import ModelReview
 from lore.curator.run import curate
 from lore.curator.similar import SHOWN, SimilarNote, asks_replacement
+from lore.curator.target import Range
 from lore.errors import UsageError
 from lore.sanitize.secret_scan import mask_secrets
 from lore.team.proposals.branches import REMOTE, base_of
@@ -154,7 +155,7 @@ def review_range(root: Path, base: str, head: str, *, target: str, semantic: boo
     """Curator findings and, per changed note, its text, preview and similar notes;
     `semantic=False` leaves out the optional model review."""
     root = root.resolve()
-    result = curate(root, base=base, head=head, similar=SIMILAR, semantic=semantic)
+    result = curate(root, Range(base, head), similar=SIMILAR, semantic=semantic)
     changed = [path for path in result.checked if path in result.previews]
     notes = []
     for path in changed:

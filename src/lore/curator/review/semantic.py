@@ -1,8 +1,11 @@
 """The optional semantic review: a model judges the candidates the rules left alone.
 
-Off by default. It runs after every rule, when the vault's `[curator.semantic]` (read
-at the base in a pull request) enables it and the curator checks a pull request or
-explicit paths (never `--all`, never a draft).
+Off by default. It runs after every rule, when `[curator.semantic]` enables it — the
+vault's, read at the base of a pull request or at the reviewed branch's tip on a
+checkout, or the user's own config (`lore.curator.context.settings`) — and the curator
+checks a pull request or explicit paths (never `--all`, never a draft). It is skipped,
+and says why, when a vault file chose the endpoint a key would go to (`refused`) or when
+the checkout's `lore.toml` is not the reviewed one.
 
 For each note the change adds or edits, its best `max_related` candidates
 (`lore.curator.context.candidates`, the same notes the duplicate and contradiction rules
@@ -149,6 +152,14 @@ def credential(settings: SemanticSettings, environ: Mapping[str, str]) -> str:
     return auth_token() or ""
 
 
+def _not_to_be_sent(context: CuratorContext, settings: SemanticSettings) -> str:
+    """Why no call may be made at all: the checkout's lore.toml is not the reviewed one,
+    or a vault file chose the endpoint the key would go to ("" when a call may be made)."""
+    if context.settings_notice:
+        return "lore.toml here is not the reviewed branch's, so no model is called"
+    return settings.refused
+
+
 def _no_key(settings: SemanticSettings) -> str:
     variable = f"${settings.api_key_env}"
     if settings.provider != GITHUB:
@@ -197,9 +208,13 @@ def review(
 
     key = ""
     try:
-        key = credential(settings, env)
-        if settings.provider != LLM and not key:
-            return skipped(_no_key(settings))  # a fork's pull request, a signed-out machine
+        why = _not_to_be_sent(context, settings)
+        if not why:  # no key is read for a call that may not be made
+            key = credential(settings, env)
+            if settings.provider != LLM and not key:
+                why = _no_key(settings)  # a fork's pull request, a signed-out machine
+        if why:
+            return skipped(why)
         corpus, work = notes_to_judge(context, settings.max_related)
         if not work:
             detail = "nothing to ask: the rules already judged every candidate of these notes"

@@ -26,6 +26,7 @@ from lore import clock
 from lore.curator.finding import Finding
 from lore.curator.report.formats import code_fence, md_escape
 from lore.curator.run import curate
+from lore.curator.target import Drafts
 from lore.errors import ProposalError, UsageError
 from lore.files import FileLock
 from lore.note.ids import ID_PATTERN
@@ -186,7 +187,7 @@ def prepare(root: Path, wanted: list[str], *, timeout: float = NETWORK_TIMEOUT) 
                 if author:
                     text = _with_author(text, author)
             items.append(Ready(draft, note_id, text, note))
-        result = curate(root, drafts={i.path: i.text.encode("utf-8") for i in items}, at=base_ref)
+        result = curate(root, Drafts({i.path: i.text.encode("utf-8") for i in items}, at=base_ref))
         for item in items:
             item.preview = result.previews.get(item.path, "")
         for finding in result.findings:

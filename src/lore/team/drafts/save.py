@@ -20,6 +20,7 @@ from typing import Any
 from lore import clock
 from lore.curator.finding import Finding
 from lore.curator.run import curate
+from lore.curator.target import Drafts
 from lore.errors import ProposalError
 from lore.files import write_atomic
 from lore.note.model import Note
@@ -109,7 +110,7 @@ def check_texts(root: Path, texts: dict[str, str]) -> tuple[dict[str, list[Findi
     check_vault(root)
     remote = REMOTE if git.remote_url(root, REMOTE) else None
     _, base_ref = base_of(root, remote)
-    result = curate(root, drafts={p: t.encode("utf-8") for p, t in texts.items()}, at=base_ref)
+    result = curate(root, Drafts({p: t.encode("utf-8") for p, t in texts.items()}, at=base_ref))
     found: dict[str, list[Finding]] = {path: [] for path in texts}
     for finding in result.findings:
         for path in [finding.path] if finding.path in found else list(found):

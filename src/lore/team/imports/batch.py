@@ -29,6 +29,7 @@ from datetime import date
 
 from lore.curator.finding import Finding
 from lore.curator.run import curate
+from lore.curator.target import Drafts
 from lore.note.ids import make_id, slugify
 from lore.note.model import Note
 from lore.note.render import render_note
@@ -159,7 +160,7 @@ def check_batch(
         drafts[candidate.note.path] = candidate.text.encode("utf-8")
     if not candidates:
         return {}
-    result = curate(view.root, drafts=drafts, at=view.base_ref)
+    result = curate(view.root, Drafts(drafts, at=view.base_ref))
     added = [f"'{repo}'" for repo in plan.added_repos]
     found: dict[str, list[Finding]] = {}
     for finding in result.findings:

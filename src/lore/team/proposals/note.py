@@ -29,6 +29,7 @@ from typing import Any
 
 from lore.curator.finding import Finding
 from lore.curator.run import curate
+from lore.curator.target import Drafts, Range
 from lore.errors import GitError, LoreError, ProposalError, UsageError
 from lore.files import FileLock, LockTimeout, write_atomic
 from lore.note.ids import is_valid_id
@@ -298,7 +299,7 @@ def start_proposal(
         lock.release()
     text = render_note(note)
     try:
-        result = curate(root, drafts={note.path: text.encode("utf-8")}, at=base_ref)
+        result = curate(root, Drafts({note.path: text.encode("utf-8")}, at=base_ref))
     except BaseException:
         if worktree is not None:
             cleanup(root, note.id, worktree)
@@ -530,7 +531,7 @@ def resume(
             fallback_identity=_identity(root, parse_note(note_file.read_bytes(), path).author),
         )
     if has_changes(worktree, path):
-        checked = curate(root, drafts={path: note_file.read_bytes()}, at=branch)
+        checked = curate(root, Drafts({path: note_file.read_bytes()}, at=branch))
         blocked = _blocked(checked.findings, force, str(note_file))
         if blocked is not None:
             raise blocked
@@ -538,7 +539,7 @@ def resume(
     base_ref = f"refs/remotes/{REMOTE}/{base_branch}"
     if not git.ref_exists(root, base_ref):
         base_ref = base_branch
-    review = curate(root, base=base_ref, head=branch)
+    review = curate(root, Range(base_ref, branch))
     blocked = _blocked(review.findings, force, str(note_file))
     if blocked is not None:
         raise blocked
