@@ -581,3 +581,30 @@ def test_a_tag_listed_under_another_dimension_is_not_offered(
     code, out, err = remember(checkout, *flags, "--dry-run", "--add-to-taxonomy", capsys=capsys)
     assert code == 1
     assert "taxonomy/wrong-dimension" in out and "_taxonomy.md in the same" not in out + err
+
+
+def test_a_taxonomy_line_whose_commit_failed_is_committed_by_resume(
+    checkout: Path,
+    remote: Remote,
+    fake_gh: FakeGh,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The commit fails (a signing program that refuses, as commit.gpgSign makes git run
+    it); `--resume` commits what was written, the taxonomy line first, so the note is
+    checked with it, and opens the pull request with both."""
+    for number, (key, value) in enumerate([("commit.gpgSign", "true"), ("gpg.program", "false")]):
+        monkeypatch.setenv(f"GIT_CONFIG_KEY_{number}", key)
+        monkeypatch.setenv(f"GIT_CONFIG_VALUE_{number}", value)
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "2")
+    code, out, err = remember(
+        checkout, *NEW_REPO_FLAGS, "--yes", "--add-to-taxonomy", capsys=capsys
+    )
+    assert code == 1 and "could not be committed" in " ".join(err.split()), out + err
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "0")
+    code, out, err = remember(checkout, "--resume", NEW_REPO_NOTE, capsys=capsys)
+    assert code == 0, out + err
+    branch = f"lore/{NEW_REPO_NOTE}"
+    changed = git(remote.bare, "diff", "--name-only", "main", branch).split()
+    assert changed == ["_taxonomy.md", f"notes/{NEW_REPO_NOTE}.md"]
+    assert len(pr_creates(fake_gh)) == 1
