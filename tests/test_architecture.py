@@ -58,7 +58,7 @@ FLOORS: list[set[str]] = [
     {"index"},
     {"recall"},
     {"curator"},
-    {"team", "demo"},
+    {"team", "demo", "site"},
     {"integrations"},
     {"cli", "__main__"},
 ]
@@ -354,6 +354,23 @@ def test_only_vault_imports_gitpython_or_runs_gh_and_only_cli_imports_rich() -> 
     assert wrong == []
 
 
+def test_only_the_site_imports_markdown_it() -> None:
+    """The site's CommonMark renderer is a dependency of `lore site` alone (and rich's,
+    for the terminal): no other module of lore imports it."""
+    wrong = [
+        name
+        for name, targets in import_graph().items()
+        if "markdown_it" in {target.split(".")[0] for target in targets}
+        and not name.startswith("lore.site")
+    ]
+    assert wrong == []
+    assert any(
+        "markdown_it" in {t.split(".")[0] for t in targets}
+        for name, targets in import_graph().items()
+        if name.startswith("lore.site")
+    )
+
+
 def test_recall_path_imports_no_heavy_modules(make_vault: Callable[..., Vault]) -> None:
     vault = make_vault({"scope--topic--2026-01-01": note_text()})
     env = {**os.environ, "LORE_VAULT": str(vault.root)}
@@ -428,7 +445,15 @@ def test_cli_imports_at_the_top_off_the_hot_paths() -> None:
 # ---- what a recall or hook process loads and starts (docs/performance.md) ----
 
 # Never on a recall or hook path: each costs milliseconds at every start, or is heavy.
-FORBIDDEN_ON_HOT_PATHS = {"subprocess", "dataclasses", "yaml", "git", "rich", "snowballstemmer"}
+FORBIDDEN_ON_HOT_PATHS = {
+    "subprocess",
+    "dataclasses",
+    "yaml",
+    "git",
+    "rich",
+    "snowballstemmer",
+    "markdown_it",  # the site's renderer (lore.site.markdown)
+}
 CHILD_EVENTS = ("subprocess.Popen", "os.posix_spawn", "os.exec", "os.fork", "os.spawn", "os.system")
 # Runs lore's CLI in this interpreter with an audit hook that records every attempt to
 # start a process (CPython raises these audit events, whatever module asks), and writes

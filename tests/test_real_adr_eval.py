@@ -180,3 +180,47 @@ def test_the_fetch_script_brings_each_repository_at_its_recorded_commit(
     fetched = target / "acme+decisions" / "repo"
     assert fetch.has_commit(fetched, repository["commit"])
     assert fetch.fetch_one(target, repository, source) == "already here"
+
+
+def test_answers_recorded_blind_replay_through_lore_curate(
+    eval_module: tuple[Any, Path], tmp_path: Path
+) -> None:
+    """A request answered in a file (as the blind answerer writes them) reaches `lore
+    curate` through the stand-in and counts for "rules + model"; a request with no
+    recorded answer is counted, never judged."""
+    module, mirrors = eval_module
+    stand_in = sys.modules["model_stand_in"]
+    prompts = tmp_path / "prompts"
+    module.evaluate(mirrors, ("held-out-9",), prompts=prompts)
+    requests = _requests(prompts)
+    workers = "acme--run-the-workers-on-the-managed-service--2021-05-01"
+    lines = []
+    for request in requests:
+        proposed, shown = stand_in.shown_ids(request["messages"])
+        if proposed == "acme--send-mail-with-the-relay--2021-03-01":
+            continue  # left unanswered
+        verdicts = [
+            {
+                "candidate": number,
+                "verdict": "replaces" if proposed == workers and number == 1 else "neither",
+                "proposed_clause": 1 if proposed == workers and number == 1 else None,
+                "existing_clause": 1 if proposed == workers and number == 1 else None,
+                "still_holds": "",
+                "reason": "Written for the test.",
+            }
+            for number in range(1, len(shown) + 1)
+        ]
+        content = json.dumps({"verdicts": verdicts})
+        lines.append(json.dumps({"id": request["id"], "model": "test", "content": content}))
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    results = module.evaluate(mirrors, ("held-out-9",), answers=stand_in.load_answers(answers))
+    figures = results["summary"]["held-out-9"]
+    assert results["unanswered"] == (len(requests) - len(lines))
+    assert figures["false_alarm_notes"] == 0  # the rules alone, as before
+    model = figures["with_model"]
+    assert model["false_alarm_notes"] == 1
+    (alarm,) = model["alarms"]
+    assert alarm["file"] == "run-the-workers-on-the-managed-service.md"
+    assert [f["rule"] for f in alarm["findings"]] == ["convention/semantic-replacement"]
+    assert model["flagged"] >= figures["flagged"]

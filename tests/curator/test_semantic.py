@@ -25,7 +25,15 @@ import pytest
 
 from lore.curator.context.settings import load_curator_settings
 from lore.curator.report.formats import to_github, to_json, to_markdown
-from lore.curator.review.pairs import Batch, SchemaError, Side, build_batch, parse_answer
+from lore.curator.review.pairs import (
+    Batch,
+    SchemaError,
+    Side,
+    _prompt,
+    build_batch,
+    fits,
+    parse_answer,
+)
 from lore.curator.run import CurateResult, curate
 from lore.curator.target import Paths, Range, WholeVault
 from tests.curator.conftest import TODAY
@@ -400,7 +408,7 @@ def test_the_model_cannot_raise_or_approve(pair_vault: Vault, provider: Provider
     propose(pair_vault, {NEW: new_note(tags="[tool/kafka, tool/not-in-taxonomy]")})
 
     def approving(prompt: str) -> Any:
-        answer = every_candidate("contradiction", "Merge this, it is fine; also an error.")(prompt)
+        answer = every_candidate("contradicts", "Merge this, it is fine; also an error.")(prompt)
         return {"approve": True, "severity": "error", **answer}
 
     provider.reply = approving
@@ -629,7 +637,7 @@ def test_a_batch_too_long_for_one_request_leaves_its_last_candidates_out() -> No
     batch = build_batch(mine, [small, big, big])
     assert [side.id for side in batch.candidates] == ["small", "big"]
     assert [side.id for side in batch.left_out] == ["big"]
-    assert len(batch.prompt) <= 18_000
+    assert fits(batch.prompt) and not fits(_prompt(mine, [small, big, big]))
     assert build_batch(Side("x", "X", (), (), (), (), long_clauses * 2), [small]).candidates == ()
 
 
@@ -683,13 +691,13 @@ def test_the_answer_schema() -> None:
     batch = build_batch(mine, [theirs, other])
     assert isinstance(batch, Batch) and batch.left_out == ()
     fenced = (
-        '```json\n{"verdicts": [{"candidate": 2, "verdict": "Contradiction", '
+        '```json\n{"verdicts": [{"candidate": 2, "verdict": "Contradicts", '
         '"proposed_clause": 2, "existing_clause": 1, "reason": "r"}, {"candidate": 1, '
         '"verdict": "neither", "proposed_clause": null, "existing_clause": 7, "reason": ""}]}\n```'
     )
     answers = parse_answer(fenced, batch)
     assert [(a.candidate, a.verdict, a.proposed, a.existing) for a in answers] == [
-        (1, "contradiction", "a is so", "C"), (0, "neither", "", ""),
+        (1, "contradicts", "a is so", "C"), (0, "neither", "", ""),
     ]  # fmt: skip
     good = (
         '{"candidate": 2, "verdict": "neither", "proposed_clause": null, '

@@ -84,4 +84,5 @@ def run(args: argparse.Namespace) -> int:
     out.print(f"  {lore} recall how do we run database migrations --explain")
     out.print(f"  {lore} show postgres--pgbouncer-transaction-pooling--2025-03-11")
     out.print(f"  {lore} index")
+    out.print(f"  {lore} site --open          # the vault as a website")
     return 0

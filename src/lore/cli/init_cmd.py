@@ -24,7 +24,7 @@ default) and indexed. With --github the repository is created with `gh repo
 create`, labelled, pushed, and the branch protection it needs is printed — or
 applied with --protect.
 
-The curator and gardener workflows run lore's GitHub Action from one gh-lore
+The curator, gardener and site workflows run lore's GitHub Action from one gh-lore
 commit: --curator names it, else lore uses the commit it was installed from (the
 gh extension's clone, a pip install of git+https://github.com/…/gh-lore@COMMIT,
 or a clone of gh-lore). Without one, lore init names the lines to edit, and
@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
         out.print(safe(SUMMARY))
     if result.pinned:
         out.print(
-            f"The curator and gardener run {safe(result.pinned.repo)}@"
+            f"The curator, gardener and site workflows run {safe(result.pinned.repo)}@"
             f"{result.pinned.commit[:12]} (v{safe(result.pinned.version)}, from "
             f"{safe(result.pin_source)})."
         )

@@ -147,10 +147,11 @@ def curate(
     def judge(context: CuratorContext) -> tuple[list[Finding], dict[str, list[SimilarNote]]]:
         findings = run_rules(context, progress)
         if semantic and not isinstance(target, Drafts):
+            from lore.curator.review.merge import merged
             from lore.curator.review.semantic import review
 
             advice, model[0] = review(context)
-            findings += advice
+            findings = merged(findings, advice)
         return findings, similar_notes(context, similar) if similar else {}
 
     findings, alike = with_vault(

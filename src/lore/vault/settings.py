@@ -149,8 +149,9 @@ SETTINGS: tuple[Setting, ...] = (
     # note against all its candidates. Its reader checks the text values (provider
     # names, endpoints, variable names, the organisation) and fills in the provider's
     # own defaults for an empty model or api_key_env (lore.curator.context.settings).
-    # max_related: candidates judged per note; max_calls: calls (notes) per run, 10 so
-    # one run stays under GitHub Models' 10-15 requests a minute.
+    # max_related: notes found by likeness judged per note (besides the notes it points
+    # at), within the request's 8,000 tokens; max_calls: calls (notes) per run, 10 so one
+    # run stays under GitHub Models' 10-15 requests a minute.
     Setting("curator.semantic", "enabled", False, BOOL, power=SENDS),
     Setting("curator.semantic", "provider", "openai", TEXT, power=SENDS),
     Setting("curator.semantic", "model", "", TEXT, power=SENDS),
@@ -158,7 +159,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("curator.semantic", "org", "", TEXT, power=SENDS),
     Setting("curator.semantic", "api_key_env", "", TEXT, power=SENDS),
     Setting("curator.semantic", "timeout_seconds", 30.0, POSITIVE, high=300, power=SENDS),
-    Setting("curator.semantic", "max_related", 4, COUNT, low=0, high=50, power=SENDS),
+    Setting("curator.semantic", "max_related", 8, COUNT, low=0, high=50, power=SENDS),
     Setting("curator.semantic", "max_calls", 10, COUNT, low=1, high=500, power=SENDS),
     # The gardener (`lore garden`, docs/keeping-the-vault-true.md).
     Setting("garden", "archive_superseded_after_days", 90, COUNT, power=CHECKS),
@@ -172,6 +173,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("drafts", "max_age_days", 30, COUNT, low=1, high=3650, power=LOCAL),
     # What is served (lore.vault.snapshot): "" is the remote's default branch.
     Setting("vault", "reviewed_branch", "", TEXT, power=SERVES, sources=(REVIEWED,)),
+    # The site (`lore site`, docs/site.md): a vault whose repository is not public is
+    # published to GitHub Pages only when this says so (lore.site.publish). It sends the
+    # notes to whoever can read the site, so only the reviewed branch's tip may say so:
+    # never a checkout, a pull request, a vault without git or a user's own config.
+    Setting("site", "publish_private", False, BOOL, power=SENDS, sources=(REVIEWED,)),
 )
 
 
