@@ -4,7 +4,7 @@ docs/reliability.md promises exit 2 and the sentence `lore index` says, naming t
 folder and how to fix it, for every command that writes there: the index, a proposal
 (`remember`, its dry run and `--resume`, `drafts propose`), the proposals list and
 discard, `sync`, the gardener's and an import's pull request. The commands that only
-read (recall, show, stats) answer from the committed files and say the same sentence
+read (recall, show, stats, site) answer from the committed files and say the same sentence
 once; `lore doctor` marks it as a thing to fix. No command crashes (exit 3), and
 nothing that was there is touched: the file stays as it was.
 """
@@ -58,6 +58,7 @@ READERS = {
     "recall": ["recall", "retries backoff"],
     "show": ["show", NOTE],
     "stats": ["stats"],
+    "site": ["site", "{out}"],
 }
 
 
@@ -101,10 +102,11 @@ def test_a_command_that_writes_there_exits_2_with_the_sentence(
 
 @pytest.mark.parametrize("command", sorted(READERS))
 def test_a_command_that_only_reads_answers_from_the_files_and_says_it(
-    command: str, checkout: Path, capsys: pytest.CaptureFixture[str]
+    command: str, checkout: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     block_state_dir(checkout)
-    assert main([*READERS[command], "--vault", str(checkout)]) == 0
+    argv = [word.format(out=tmp_path / "site") for word in READERS[command]]
+    assert main([*argv, "--vault", str(checkout)]) == 0
     out, err = capsys.readouterr()
     assert sentence(checkout) in " ".join(err.split()), err
     assert err.count("Cannot write lore's state folder") == 1
