@@ -91,9 +91,8 @@ class IndexUnwritable(IndexUnavailable):
     def of_state(cls, error: StateUnwritable) -> IndexUnwritable:
         """The state folder's own sentence (`StateUnwritable`), as an index error: the
         readers that fall back to the files catch this one."""
-        made = cls(Path(), error.why)
-        made.message, made.fix = error.message, error.fix
-        made.args = (error.message,)
+        made = cls.__new__(cls)
+        LoreError.__init__(made, error.message, fix=error.fix)
         return made
 
 
