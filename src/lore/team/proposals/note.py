@@ -60,6 +60,7 @@ from lore.vault.remote import fetch as fetch_remote
 from lore.vault.repository import commit_paths, has_changes
 from lore.vault.worktree import (
     add_worktree,
+    check_out_also,
     checkout_worktree,
     proposals_dir,
     remove_worktree,
@@ -283,7 +284,7 @@ def start_proposal(
         branch = BRANCH_PREFIX + note.id
         worktree = None if dry_run else proposals_dir(root) / note.id
         if worktree is not None:
-            add_worktree(root, worktree, branch, base_ref, only=[note.path, TAXONOMY_FILE])
+            add_worktree(root, worktree, branch, base_ref, only=[note.path])
             write_meta(
                 root,
                 note.id,
@@ -450,6 +451,7 @@ def submit(proposal: Proposal, *, force: bool = False, timeout: float = NETWORK_
     note_file = proposal.worktree / proposal.note.path
     write_atomic(note_file, proposal.text.encode("utf-8"))
     if proposal.taxonomy is not None:
+        check_out_also(proposal.root, proposal.worktree, TAXONOMY_FILE)
         write_atomic(proposal.worktree / TAXONOMY_FILE, proposal.taxonomy)
     try:
         _commit_note(
@@ -516,7 +518,7 @@ def resume(
         if worktree is not None:
             remove_worktree(root, worktree)
         worktree = proposals_dir(root) / note_id
-        checkout_worktree(root, worktree, branch, only=[path, TAXONOMY_FILE])
+        checkout_worktree(root, worktree, branch, only=[path])
     note_file = worktree / path
     if not note_file.is_file():
         raise ProposalError(
