@@ -97,7 +97,10 @@ class IndexUnwritable(IndexUnavailable):
 
 
 class IndexState(Record):
-    __slots__ = ("action", "changed", "healed", "kind", "notes", "seconds", "skipped", "version")
+    __slots__ = (
+        *("action", "changed", "healed", "kind", "meta", "notes", "seconds", "skipped"),
+        "version",
+    )
 
     def __init__(
         self,
@@ -119,6 +122,7 @@ class IndexState(Record):
         self.changed = changed
         self.seconds = seconds
         self.healed = healed  # why a damaged index was moved aside and rebuilt, or ""
+        self.meta: dict[str, str] = {}  # the meta rows these were read from, for readers
 
 
 def today_iso() -> str:
@@ -202,7 +206,12 @@ def error_kind(exc: sqlite3.Error, path: Path | None = None) -> str:
 
 
 def is_fresh(conn: sqlite3.Connection, root: Path, today: str) -> bool:
-    meta = read_meta(conn)
+    return meta_is_fresh(read_meta(conn), root, today)
+
+
+def meta_is_fresh(meta: dict[str, str], root: Path, today: str) -> bool:
+    """Whether an index with these meta rows serves the reviewed branch's tip (read from
+    the ref files: no process) and had its statuses computed today."""
     if meta.get("status_date") != today:
         return False
     version = current_version(root)
@@ -231,8 +240,9 @@ def open_index(
         conn = _open_sound(path).conn
         if conn is not None:
             try:
-                if is_fresh(conn, root, today):
-                    return conn, index_state(conn, "fresh", 0, 0.0)
+                meta = read_meta(conn)
+                if meta_is_fresh(meta, root, today):
+                    return conn, index_state(conn, "fresh", 0, 0.0, meta=meta)
             except sqlite3.Error:
                 pass  # looked at again under the lock
             conn.close()
@@ -433,11 +443,19 @@ def fts5_usable() -> bool:
 
 
 def index_state(
-    conn: sqlite3.Connection, action: str, changed: int, seconds: float, healed: str = ""
+    conn: sqlite3.Connection,
+    action: str,
+    changed: int,
+    seconds: float,
+    healed: str = "",
+    *,
+    meta: dict[str, str] | None = None,
 ) -> IndexState:
-    """The index's state; the counts come from the meta rows written with every update."""
-    meta = read_meta(conn)
-    return IndexState(
+    """The index's state; the counts come from the meta rows written with every update
+    (`meta`: those rows, when the caller has just read them)."""
+    if meta is None:
+        meta = read_meta(conn)
+    state = IndexState(
         action=action,
         version=meta.get("version", ""),
         kind=meta.get("kind", ""),
@@ -447,6 +465,8 @@ def index_state(
         seconds=seconds,
         healed=healed,
     )
+    state.meta = meta
+    return state
 
 
 def index_in_memory(
