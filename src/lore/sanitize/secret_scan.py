@@ -557,9 +557,7 @@ def _scan(text: str, rules: tuple[SecretRule, ...], allowed: frozenset[str]) -> 
                 continue
             if rule.validate is not None and not rule.validate(value):
                 continue
-            if not rule.specific and 1 in covered[start:end]:
-                continue
-            if (start, end) in taken:
+            if (start, end) in taken or (not rule.specific and 1 in covered[start:end]):
                 continue
             taken.add((start, end))
             covered[start:end] = b"\x01" * (end - start)
