@@ -31,7 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lore import clock
-from lore.errors import LoreError
+from lore.errors import LoreError, StateUnwritable
 from lore.files import FileLock, LockTimeout
 from lore.index.fill import INSERT_NOTE, fill_index, note_row, read_meta, refresh_statuses, set_meta
 from lore.index.health import (
@@ -86,6 +86,14 @@ class IndexUnwritable(IndexUnavailable):
             or "Free some disk space or make the folder writable; until then lore reads "
             "the committed notes from the files, more slowly.",
         )
+
+    @classmethod
+    def of_state(cls, error: StateUnwritable) -> IndexUnwritable:
+        """The state folder's own sentence (`StateUnwritable`), as an index error: the
+        readers that fall back to the files catch this one."""
+        made = cls.__new__(cls)
+        LoreError.__init__(made, error.message, fix=error.fix)
+        return made
 
 
 class IndexState(Record):
@@ -257,19 +265,17 @@ def _under_lock(
     damaged: tuple[tuple[int, int] | None, str] | None,
 ) -> tuple[sqlite3.Connection, IndexState]:
     lock = FileLock(path.parent / "index.lock", timeout=lock_timeout)
-    try:
-        if path.parent.is_symlink() or (path.parent.exists() and not path.parent.is_dir()):
-            what = "a symbolic link" if path.parent.is_symlink() else "a file"
-            raise IndexUnwritable(
-                path,
-                f"{path.parent} is {what}, not a folder",
-                fix="Move it away (lore creates the folder); until then lore reads "
-                "the committed notes from the files, more slowly.",
-            )
-        from lore.vault.local_state import ensure_state_dir  # off the fresh path
+    from lore.vault.local_state import check_state_dir, ensure_state_dir  # off the fresh path
 
+    try:
+        check_state_dir(vault.root, vault.state_dir)  # a file or a link where the folder goes
+    except StateUnwritable as exc:  # the sentence every command says, as the index's error
+        raise IndexUnwritable.of_state(exc) from None
+    try:
         ensure_state_dir(vault.root, vault.state_dir)
         lock.acquire()
+    except StateUnwritable as exc:
+        raise IndexUnwritable(path, why_unwritable(path.parent, exc.why)) from None
     except LockTimeout:
         conn = _open_sound(path).conn
         if conn is not None:  # serve the last index rather than wait longer

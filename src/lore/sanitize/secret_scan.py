@@ -541,7 +541,8 @@ def scan_secrets(text: str, allowed: Iterable[str] = ()) -> list[SecretMatch]:
 def _scan(text: str, rules: tuple[SecretRule, ...], allowed: frozenset[str]) -> list[SecretMatch]:
     """`scan_secrets` with these of the rules (in `SECRET_RULES`' order)."""
     found: list[SecretMatch] = []
-    taken: list[tuple[int, int]] = []
+    taken: set[tuple[int, int]] = set()
+    covered = bytearray(len(text))  # 1 where a value already found lies: overlaps in C
     lowered = text.lower()
     for rule in rules:
         if not any(keyword in lowered for keyword in rule.keywords):
@@ -556,11 +557,10 @@ def _scan(text: str, rules: tuple[SecretRule, ...], allowed: frozenset[str]) -> 
                 continue
             if rule.validate is not None and not rule.validate(value):
                 continue
-            if not rule.specific and any(s < end and start < e for s, e in taken):
+            if (start, end) in taken or (not rule.specific and 1 in covered[start:end]):
                 continue
-            if any(s == start and e == end for s, e in taken):
-                continue
-            taken.append((start, end))
+            taken.add((start, end))
+            covered[start:end] = b"\x01" * (end - start)
             found.append(
                 SecretMatch(rule.id, rule.description, start, end, value, mask(value, rule.prefix))
             )
