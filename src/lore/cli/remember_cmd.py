@@ -42,6 +42,7 @@ from lore.team.proposals.note import (
     start_proposal,
     submit,
 )
+from lore.vault.resolved import Vault
 from lore.vaults import one_vault
 
 if TYPE_CHECKING:
@@ -288,10 +289,9 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.json and not (args.yes or args.dry_run):
         raise UsageError("--json needs --yes or --dry-run: it cannot ask for confirmation.")
-    vault = one_vault(args.vault)
-
+    vault = Vault.of(one_vault(args.vault))
     proposal = start_proposal(
-        vault.root, data, timeout=args.timeout, dry_run=args.dry_run, cwd=Path.cwd()
+        vault, data, timeout=args.timeout, dry_run=args.dry_run, cwd=Path.cwd()
     )
     if args.dry_run:
         discard(proposal)
@@ -362,9 +362,9 @@ def _save_draft(args: argparse.Namespace) -> int:
 
 
 def _resume(args: argparse.Namespace) -> int:
-    vault = one_vault(args.vault)
+    vault = Vault.of(one_vault(args.vault))
     try:
-        outcome = resume(vault.root, args.resume, force=args.force, timeout=args.timeout)
+        outcome = resume(vault, args.resume, force=args.force, timeout=args.timeout)
     except ProposalError as exc:
         if args.json:
             return _json_failure(exc, None)

@@ -35,6 +35,7 @@ from lore.team.proposals.pr_body import LORE_LABEL
 from lore.vault import gh, git
 from lore.vault.remote import NETWORK_TIMEOUT, GitHubRepo, RemoteError, github_repo
 from lore.vault.remote import fetch as fetch_remote
+from lore.vault.resolved import Vault
 from lore.versioned import versioned
 
 SIMILAR = SHOWN
@@ -190,8 +191,9 @@ def review_branch(root: Path, branch: str, *, semantic: bool = True) -> Review:
             f"'{branch}' is neither a pull request number nor a branch of {root}.",
             fix="`lore review` lists the open memory pull requests.",
         )
-    remote = REMOTE if git.remote_url(root, REMOTE) else None
-    base_ref = base_of(root, remote)[1]
+    vault = Vault.of(root)
+    remote = REMOTE if git.remote_url(root, REMOTE, vault.found) else None
+    base_ref = base_of(vault, remote)[1]
     target = branch.removeprefix("refs/remotes/")
     return review_range(root, base_ref, branch, target=target, semantic=semantic)
 

@@ -43,17 +43,19 @@ OLD_INDEX_FILES = tuple(
 )
 
 
-def ensure_state_dir(root: Path) -> Path:
+def ensure_state_dir(root: Path, folder: Path | None = None) -> Path:
     """The vault's state folder, made if missing (OSError if it cannot be), with what an
-    older lore left in `.lore/` moved into it first."""
-    folder = state_dir(root)
+    older lore left in `.lore/` moved into it first. `folder`: the state folder, when the
+    caller has it (`lore.vault.resolved.Vault.state_dir`)."""
+    folder = folder or state_dir(root)
     folder.mkdir(parents=True, exist_ok=True)
-    move_old_state(root)
+    move_old_state(root, folder)
     return folder
 
 
-def move_old_state(root: Path) -> None:
+def move_old_state(root: Path, folder: Path | None = None) -> None:
     """Move what an older lore kept in `<root>/.lore/` (see the module docstring), once.
+    `folder`: as in `ensure_state_dir`.
 
     Never raises for a file it cannot move: what stays behind keeps working from where
     it is, or is rebuilt.
@@ -63,7 +65,7 @@ def move_old_state(root: Path) -> None:
         info = os.lstat(old)
     except OSError:
         return  # nothing there: nothing to move (and nothing to remember)
-    folder = state_dir(root)
+    folder = folder or state_dir(root)
     marker = folder / MOVED_MARKER
     if marker.exists():
         return
