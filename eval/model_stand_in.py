@@ -5,6 +5,11 @@ vault's `[curator.semantic]` (provider `github`, `endpoint` this server on 127.0
 at `StandIn`, and `lore curate` sends its requests exactly as it sends them to GitHub's
 chat-completions endpoint (`lore.curator.review.github_models`).
 
+The vault's `lore.toml` turns the review on (`settings`); the endpoint, which decides
+where a key goes, comes from the evaluator's own config (`user_config`, the file
+`LORE_CONFIG` names), the only place lore takes an endpoint other than a provider's
+public API from (`lore.curator.context.settings`).
+
 - **record** (`answers=None`): every request is kept — its `messages` (the system and
   the user prompt, word for word), `model` and `response_format` — under an id that is
   the SHA-256 of the messages (`prompt_id`), and the server answers HTTP 503, so the
@@ -227,14 +232,18 @@ def running(answers: dict[str, dict[str, Any]] | None = None) -> Iterator[StandI
         server.server_close()
 
 
-def settings(state: StandIn, model: str = "openai/gpt-4.1-mini") -> str:
-    """The `lore.toml` that points the vault's model review at the stand-in."""
+def settings(model: str = "openai/gpt-4.1-mini") -> str:
+    """The vault's `lore.toml`: the model review on, with GitHub Models' provider."""
     return (
         "[curator.semantic]\n"
         "enabled = true\n"
         'provider = "github"\n'
         f'model = "{model}"\n'
-        f'endpoint = "{state.endpoint}"\n'
         f'api_key_env = "{KEY_ENV}"\n'
         "timeout_seconds = 60\n"
     )
+
+
+def user_config(state: StandIn) -> str:
+    """The evaluator's own config (`LORE_CONFIG`): the stand-in as the endpoint."""
+    return "[curator.semantic]\n" + f'endpoint = "{state.endpoint}"\n'

@@ -56,7 +56,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
 sys.path.insert(0, str(HERE))
 
-from model_stand_in import KEY_ENV, load_answers, running, settings  # noqa: E402
+from model_stand_in import KEY_ENV, load_answers, running, settings, user_config  # noqa: E402
 from real_adr_import import import_repository, make_vault  # noqa: E402
 from real_adr_labels import check_repository, print_check, print_recorded  # noqa: E402
 from real_adr_manifest import (  # noqa: E402
@@ -100,15 +100,18 @@ def evaluate(
     ]
     unanswered = 0
     with running(answers) as stand_in, tempfile.TemporaryDirectory(prefix="lore-adr-") as tmp:
-        saved = {name: os.environ.get(name) for name in ("LORE_HOME", KEY_ENV)}
+        saved = {name: os.environ.get(name) for name in ("LORE_HOME", "LORE_CONFIG", KEY_ENV)}
         os.environ["LORE_HOME"] = str(Path(tmp) / "lore-home")
+        config = Path(tmp) / "config.toml"
+        config.write_text(user_config(stand_in), encoding="utf-8")
+        os.environ["LORE_CONFIG"] = str(config)
         os.environ[KEY_ENV] = "eval-stand-in"
         try:
             for number, repository in enumerate(chosen, 1):
                 scratch = Path(tmp) / str(number)
                 scratch.mkdir()
                 vault = scratch / "vault"
-                make_vault(vault, repository["scope"], settings(stand_in))
+                make_vault(vault, repository["scope"], settings())
                 imported = import_repository(mirrors, repository, scratch, vault)
                 if isinstance(imported, str):
                     missing[repository["name"]] = imported

@@ -137,7 +137,9 @@ def test_the_requests_are_recorded_word_for_word_with_an_id_and_nothing_of_the_l
     assert _requests(prompts) == requests
 
 
-def test_the_dates_are_the_datas(eval_module: tuple[Any, Path], tmp_path: Path) -> None:
+def test_the_dates_are_the_datas(
+    eval_module: tuple[Any, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Each proposal is committed on, and curated as of, the latest date of the ADRs so
     far: never the day the eval runs."""
     module, mirrors = eval_module
@@ -147,7 +149,10 @@ def test_the_dates_are_the_datas(eval_module: tuple[Any, Path], tmp_path: Path) 
     (repository,) = module.load_manifest()
     vault = tmp_path / "vault"
     with stand_in.running() as server:
-        importing.make_vault(vault, "acme", stand_in.settings(server))
+        config = tmp_path / "config.toml"
+        config.write_text(stand_in.user_config(server), encoding="utf-8")
+        monkeypatch.setenv("LORE_CONFIG", str(config))
+        importing.make_vault(vault, "acme", stand_in.settings())
         imported = importing.import_repository(mirrors, repository, tmp_path, vault)
         assert not isinstance(imported, str)
         proposing.propose_all(imported, module.load_labels(), vault, server)

@@ -144,8 +144,11 @@ def chromium_path() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """One Chromium for a module's tests. Not for the session: Playwright's sync API keeps
+    an event loop running in this thread while it is open, and every later test that runs
+    its own loop (the MCP client's, `asyncio.run`) would fail."""
     path = chromium_path()
     if path is None:
         pytest.skip(NO_CHROMIUM)

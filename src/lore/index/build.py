@@ -31,7 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lore import clock
-from lore.errors import LoreError
+from lore.errors import LoreError, StateUnwritable
 from lore.files import FileLock, LockTimeout
 from lore.index.fill import INSERT_NOTE, fill_index, note_row, read_meta, refresh_statuses, set_meta
 from lore.index.health import (
@@ -87,9 +87,20 @@ class IndexUnwritable(IndexUnavailable):
             "the committed notes from the files, more slowly.",
         )
 
+    @classmethod
+    def of_state(cls, error: StateUnwritable) -> IndexUnwritable:
+        """The state folder's own sentence (`StateUnwritable`), as an index error: the
+        readers that fall back to the files catch this one."""
+        made = cls.__new__(cls)
+        LoreError.__init__(made, error.message, fix=error.fix)
+        return made
+
 
 class IndexState(Record):
-    __slots__ = ("action", "changed", "healed", "kind", "notes", "seconds", "skipped", "version")
+    __slots__ = (
+        *("action", "changed", "healed", "kind", "meta", "notes", "seconds", "skipped"),
+        "version",
+    )
 
     def __init__(
         self,
@@ -111,6 +122,7 @@ class IndexState(Record):
         self.changed = changed
         self.seconds = seconds
         self.healed = healed  # why a damaged index was moved aside and rebuilt, or ""
+        self.meta: dict[str, str] = {}  # the meta rows these were read from, for readers
 
 
 def today_iso() -> str:
@@ -194,7 +206,12 @@ def error_kind(exc: sqlite3.Error, path: Path | None = None) -> str:
 
 
 def is_fresh(conn: sqlite3.Connection, vault: Vault, today: str) -> bool:
-    meta = read_meta(conn)
+    return meta_is_fresh(read_meta(conn), vault, today)
+
+
+def meta_is_fresh(meta: dict[str, str], vault: Vault, today: str) -> bool:
+    """Whether an index with these meta rows serves the reviewed branch's tip (read from
+    the ref files: no process) and had its statuses computed today."""
     if meta.get("status_date") != today:
         return False
     found = vault.found
@@ -227,8 +244,9 @@ def open_index(
         conn = _open_sound(path).conn
         if conn is not None:
             try:
-                if is_fresh(conn, vault, today):
-                    return conn, index_state(conn, "fresh", 0, 0.0)
+                meta = read_meta(conn)
+                if meta_is_fresh(meta, vault, today):
+                    return conn, index_state(conn, "fresh", 0, 0.0, meta=meta)
             except sqlite3.Error:
                 pass  # looked at again under the lock
             conn.close()
@@ -247,19 +265,17 @@ def _under_lock(
     damaged: tuple[tuple[int, int] | None, str] | None,
 ) -> tuple[sqlite3.Connection, IndexState]:
     lock = FileLock(path.parent / "index.lock", timeout=lock_timeout)
-    try:
-        if path.parent.is_symlink() or (path.parent.exists() and not path.parent.is_dir()):
-            what = "a symbolic link" if path.parent.is_symlink() else "a file"
-            raise IndexUnwritable(
-                path,
-                f"{path.parent} is {what}, not a folder",
-                fix="Move it away (lore creates the folder); until then lore reads "
-                "the committed notes from the files, more slowly.",
-            )
-        from lore.vault.local_state import ensure_state_dir  # off the fresh path
+    from lore.vault.local_state import check_state_dir, ensure_state_dir  # off the fresh path
 
+    try:
+        check_state_dir(vault.root, vault.state_dir)  # a file or a link where the folder goes
+    except StateUnwritable as exc:  # the sentence every command says, as the index's error
+        raise IndexUnwritable.of_state(exc) from None
+    try:
         ensure_state_dir(vault.root, vault.state_dir)
         lock.acquire()
+    except StateUnwritable as exc:
+        raise IndexUnwritable(path, why_unwritable(path.parent, exc.why)) from None
     except LockTimeout:
         conn = _open_sound(path).conn
         if conn is not None:  # serve the last index rather than wait longer
@@ -432,11 +448,19 @@ def fts5_usable() -> bool:
 
 
 def index_state(
-    conn: sqlite3.Connection, action: str, changed: int, seconds: float, healed: str = ""
+    conn: sqlite3.Connection,
+    action: str,
+    changed: int,
+    seconds: float,
+    healed: str = "",
+    *,
+    meta: dict[str, str] | None = None,
 ) -> IndexState:
-    """The index's state; the counts come from the meta rows written with every update."""
-    meta = read_meta(conn)
-    return IndexState(
+    """The index's state; the counts come from the meta rows written with every update
+    (`meta`: those rows, when the caller has just read them)."""
+    if meta is None:
+        meta = read_meta(conn)
+    state = IndexState(
         action=action,
         version=meta.get("version", ""),
         kind=meta.get("kind", ""),
@@ -446,6 +470,8 @@ def index_state(
         seconds=seconds,
         healed=healed,
     )
+    state.meta = meta
+    return state
 
 
 def index_in_memory(

@@ -91,10 +91,15 @@ class Review:
     url: str | None = None
     title: str = ""
     model_review: ModelReview | None = None  # what the optional model review did
+    checked: int = 0  # the files the curator reviewed
 
     @property
     def errors(self) -> int:
         return sum(1 for finding in self.findings if finding.is_error)
+
+    @property
+    def warnings(self) -> int:
+        return len(self.findings) - self.errors
 
     def to_json(self) -> dict[str, Any]:
         """`lore review --json` for one pull request or branch."""
@@ -167,6 +172,7 @@ def review_range(root: Path, base: str, head: str, *, target: str, semantic: boo
         findings=result.findings,
         notes=notes,
         model_review=result.model_review,
+        checked=len(result.checked),
     )
 
 

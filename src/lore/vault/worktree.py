@@ -91,6 +91,15 @@ def _check_out_only(root: Path, path: Path, files: list[str]) -> None:
         )
 
 
+def check_out_also(root: Path, path: Path, name: str) -> None:
+    """Bring one more file of HEAD into a worktree made with `only` (a note's proposal
+    that adds a line to `_taxonomy.md`): its skip-worktree mark goes and it is written,
+    so that it can be changed and committed like the note."""
+    with open_repository(path) as worktree, git_errors(root, "git update-index"):
+        worktree.git.update_index("--no-skip-worktree", "--", name)
+        worktree.git.checkout("HEAD", "--", name)
+
+
 def worktrees(where: Vault | Path) -> dict[str, Path]:
     """Branch name -> worktree folder, for every worktree that has a branch checked out."""
     root = Vault.of(where).root

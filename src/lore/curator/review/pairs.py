@@ -24,11 +24,12 @@ the system prompt included): the candidates come most certain first (the notes t
 proposed note points at, then the most alike), and the last are left out until it
 fits, and said to be. The count is `estimated_tokens`, which is hand-written rather
 than a tokenizer (a tokenizer's vocabulary is megabytes, and lore needs only a bound
-that is never under the real count): on the 192 requests of the real-ADR eval's
-held-out batch, `o200k_base` (gpt-4.1-mini's tokenizer, via bpe-openai) gave one token
-for 3.97 to 4.68 characters of their mostly ASCII text; the estimate takes 3.3, and 1.5
-tokens for every other character (Chinese prose measured 2.3 characters a token,
-emoji 0.67).
+that is never under the real count): on the 1,541 requests the real-ADR eval recorded
+(`python eval/prompt_tokens.py`), `o200k_base` (gpt-4.1-mini's tokenizer, via
+bpe-openai) gave one token for 3.95 to 4.60 characters of their mostly ASCII text, and
+the largest request took 5,089 tokens where the estimate said 6,583; the estimate takes
+3.3, and 1.5 tokens for every other character (Chinese prose measured 2.3 characters a
+token, emoji 0.67).
 
 The model answers one JSON object (`ANSWER_SCHEMA`, strict: closed objects, every key
 required):
@@ -75,7 +76,7 @@ MAX_ANSWER_REASON = 2000  # a longer reason is a broken answer
 # margin for the request's framing (roles, the schema) that the estimate does not see.
 MAX_INPUT_TOKENS = 8_000
 TOKEN_MARGIN = 600
-ASCII_PER_TOKEN = 3.3  # at least; measured 3.97 to 4.68 (the module docstring)
+ASCII_PER_TOKEN = 3.3  # at least; measured 3.95 to 4.60 (the module docstring)
 OTHER_TOKENS = 1.5  # per character outside ASCII, at most
 
 SYSTEM_PROMPT = """\

@@ -33,7 +33,7 @@ from lore.curator.target import Drafts
 from lore.note.ids import make_id, slugify
 from lore.note.model import Note
 from lore.note.render import render_note
-from lore.taxonomy import TAXONOMY_FILE
+from lore.taxonomy import TAXONOMY_FILE, with_repos
 from lore.team.drafts.draft import with_unique_id
 from lore.team.imports.model import Candidate, Draft, ImportPlan, Progress, Skip
 from lore.team.imports.vault_view import VaultView
@@ -142,24 +142,7 @@ def _add_taxonomy(plan: ImportPlan, view: VaultView, candidates: list[Candidate]
     plan.added_repos = missing
     plan.taxonomy = None
     if missing and view.taxonomy_text is not None:
-        plan.taxonomy = with_repos(view.taxonomy_text, missing).encode("utf-8")
-
-
-def with_repos(text: str, repos: list[str]) -> str:
-    """`_taxonomy.md` with a line for each repository, after the last one under `## Repos`."""
-    lines = text.split("\n")
-    new = [f"- `{repo}` — The {repo} repository (added by `lore import`)." for repo in repos]
-    start = next((i for i, line in enumerate(lines) if line.strip().lower() == "## repos"), None)
-    if start is None:
-        tail = [] if not lines or lines[-1] == "" else [""]
-        return "\n".join([*lines, *tail, "## Repos", *new, ""])
-    end = start + 1
-    while end < len(lines) and not lines[end].startswith("## "):
-        end += 1
-    last = max(
-        (i for i in range(start + 1, end) if lines[i].lstrip().startswith("- `")), default=start
-    )
-    return "\n".join([*lines[: last + 1], *new, *lines[last + 1 :]])
+        plan.taxonomy = with_repos(view.taxonomy_text, missing, by="lore import").encode("utf-8")
 
 
 def check_batch(
@@ -263,5 +246,4 @@ __all__ = [
     "check_batch",
     "plan_batch",
     "recheck",
-    "with_repos",
 ]

@@ -22,6 +22,7 @@ from lore.sanitize import sanitize_field
 from lore.sanitize.secret_scan import mask_secrets
 from lore.team.proposals.branches import BRANCH_PREFIX, REMOTE, base_of, cleanup, resume_command
 from lore.vault import gh, git
+from lore.vault.local_state import check_state_dir
 from lore.vault.remote import github_repo
 from lore.vault.repository import has_changes
 from lore.vault.resolved import Vault
@@ -101,6 +102,7 @@ def list_proposals(where: Vault | Path) -> ProposalList:
     if not vault.is_git:
         listing.notices.append(f"{root} is not a git repository: it has no proposals.")
         return listing
+    check_state_dir(root, vault.state_dir)  # where the proposals are kept: a file hides them
     url = git.remote_url(root, REMOTE, vault.found)
     github = github_repo(url)
     seen: set[str] = set()
@@ -224,6 +226,7 @@ def discard_proposal(where: Vault | Path, note_id: str) -> list[str]:
         raise UsageError(f"{root} is not a git repository: it has no proposals.")
     if not is_valid_id(note_id):
         raise UsageError(f"'{note_id}' is not a proposal id.", fix="`lore proposals` lists them.")
+    check_state_dir(root, vault.state_dir)
     branch = BRANCH_PREFIX + note_id
     tree = worktrees(vault).get(branch)
     if not git.ref_exists(root, f"refs/heads/{branch}") and tree is None:

@@ -36,6 +36,7 @@ from lore.note.ids import is_valid_id
 from lore.note.model import Note, is_author, is_github_handle
 from lore.note.parse import parse_note
 from lore.note.render import render_note
+from lore.taxonomy import TAXONOMY_FILE
 from lore.team.drafts.draft import NoteInput, build_note, with_unique_id
 from lore.team.proposals.branches import (
     BRANCH_PREFIX,
@@ -52,12 +53,14 @@ from lore.team.proposals.branches import (
 )
 from lore.team.proposals.pr_body import pr_body, pr_labels, pr_title
 from lore.vault import gh, git
+from lore.vault.local_state import ensure_state_dir
 from lore.vault.remote import NETWORK_TIMEOUT, GitHubRepo, RemoteError, github_repo
 from lore.vault.remote import fetch as fetch_remote
 from lore.vault.repository import commit_paths, has_changes
 from lore.vault.resolved import Vault
 from lore.vault.worktree import (
     add_worktree,
+    check_out_also,
     checkout_worktree,
     proposals_dir,
     remove_worktree,
@@ -86,6 +89,7 @@ class Proposal:
     preview: str
     agent: str | None = None
     notices: list[str] = field(default_factory=list)
+    taxonomy: bytes | None = None  # `_taxonomy.md` proposed with the note (`unlisted`)
 
     @property
     def root(self) -> Path:
@@ -249,6 +253,7 @@ def start_proposal(
     vault = Vault.of(where)
     root = vault.root
     check_vault(vault)
+    ensure_state_dir(root, vault.state_dir)  # its lock and worktree live there
     repo_notice = default_repo(data, vault, cwd) if cwd is not None else None
     url = git.remote_url(root, REMOTE, vault.found)
     remote = REMOTE if url else None
@@ -380,11 +385,13 @@ def _blocked(findings: list[Finding], force: bool, kept: str | None) -> Proposal
     return None
 
 
-def _commit_note(vault: Vault, worktree: Path, note: Note) -> None:
+def _commit_note(vault: Vault, worktree: Path, note: Note, *, taxonomy: bool = False) -> None:
+    """Commit the note (`taxonomy`: with the `_taxonomy.md` that lists what it names)."""
+    also = f"\n\nAdds to {TAXONOMY_FILE} what it names." if taxonomy else ""
     commit_paths(
         worktree,
-        [note.path],
-        f"lore: {note.title}\n\nProposes {note.path}.",
+        [note.path, *([TAXONOMY_FILE] if taxonomy else [])],
+        f"lore: {note.title}\n\nProposes {note.path}.{also}",
         fallback_identity=_identity(vault.root, note.author),
     )
     vault.refs_moved()
@@ -448,8 +455,16 @@ def submit(proposal: Proposal, *, force: bool = False, timeout: float = NETWORK_
         )
     note_file = proposal.worktree / proposal.note.path
     write_atomic(note_file, proposal.text.encode("utf-8"))
+    if proposal.taxonomy is not None:
+        check_out_also(proposal.root, proposal.worktree, TAXONOMY_FILE)
+        write_atomic(proposal.worktree / TAXONOMY_FILE, proposal.taxonomy)
     try:
-        _commit_note(proposal.vault, proposal.worktree, proposal.note)
+        _commit_note(
+            proposal.vault,
+            proposal.worktree,
+            proposal.note,
+            taxonomy=proposal.taxonomy is not None,
+        )
     except GitError as exc:
         raise ProposalError(
             f"The note is written to {note_file} but could not be committed: {exc.message}",
@@ -463,6 +478,8 @@ def submit(proposal: Proposal, *, force: bool = False, timeout: float = NETWORK_
         agent=proposal.agent,
         forced=force and bool(proposal.errors),
     )
+    if proposal.taxonomy is not None:
+        request.body += f"\n\nIt adds what it names to `{TAXONOMY_FILE}`: review that line too.\n"
     return _publish_note(
         proposal.vault,
         proposal.note,
@@ -483,6 +500,7 @@ def resume(
     check_vault(vault)
     if not is_valid_id(note_id):
         raise UsageError(f"'{note_id}' is not a note id.", fix="`lore proposals` lists them.")
+    ensure_state_dir(root, vault.state_dir)
     branch = BRANCH_PREFIX + note_id
     path = f"notes/{note_id}.md"
     meta = read_meta(vault, note_id)
@@ -518,6 +536,13 @@ def resume(
         raise ProposalError(
             f"The branch {branch} has no {path}.",
             fix=f"Put the note back in {note_file}, then run `lore remember --resume {note_id}`.",
+        )
+    if (worktree / TAXONOMY_FILE).is_file() and has_changes(worktree, TAXONOMY_FILE):
+        commit_paths(  # the note's taxonomy line first, so that the note is checked with it
+            worktree,
+            [TAXONOMY_FILE],
+            f"lore: add to {TAXONOMY_FILE} what {path} names",
+            fallback_identity=_identity(root, parse_note(note_file.read_bytes(), path).author),
         )
     if has_changes(worktree, path):
         checked = curate(vault, Drafts({path: note_file.read_bytes()}, at=branch))
