@@ -491,6 +491,32 @@ def submit(proposal: Proposal, *, force: bool = False, timeout: float = NETWORK_
     )
 
 
+def _resume_pushed(
+    vault: Vault, note_id: str, base_branch: str, agent: str | None, *, timeout: float
+) -> Outcome:
+    """A proposal whose branch is only on the remote: open its pull request."""
+    root = vault.root
+    branch, path = BRANCH_PREFIX + note_id, f"notes/{note_id}.md"
+    remote_ref = f"refs/remotes/{REMOTE}/{branch}"
+    raw = git.read_file_at(root, remote_ref, path) if git.ref_exists(root, remote_ref) else None
+    if raw is None:
+        raise UsageError(
+            f"There is no unfinished proposal {note_id} in {root}.",
+            fix="`lore proposals` lists the proposals and their state.",
+        )
+    note = parse_note(raw, path)
+    request = _note_request(note, raw.decode("utf-8"), "", [], agent=agent, forced=False)
+    return _publish_note(
+        vault,
+        note,
+        request,
+        worktree=None,
+        base_branch=base_branch,
+        timeout=timeout,
+        notices=[],
+    )
+
+
 def resume(
     where: Vault | Path, note_id: str, *, force: bool = False, timeout: float = NETWORK_TIMEOUT
 ) -> Outcome:
@@ -507,24 +533,7 @@ def resume(
     base_branch = str(meta.get("base_branch") or base_of(vault, REMOTE)[0])
     agent = meta.get("agent") or None
     if not git.ref_exists(root, f"refs/heads/{branch}"):
-        remote_ref = f"refs/remotes/{REMOTE}/{branch}"
-        raw = git.read_file_at(root, remote_ref, path) if git.ref_exists(root, remote_ref) else None
-        if raw is None:
-            raise UsageError(
-                f"There is no unfinished proposal {note_id} in {root}.",
-                fix="`lore proposals` lists the proposals and their state.",
-            )
-        note = parse_note(raw, path)
-        request = _note_request(note, raw.decode("utf-8"), "", [], agent=agent, forced=False)
-        return _publish_note(
-            vault,
-            note,
-            request,
-            worktree=None,
-            base_branch=base_branch,
-            timeout=timeout,
-            notices=[],
-        )
+        return _resume_pushed(vault, note_id, base_branch, agent, timeout=timeout)
     worktree = worktrees(vault).get(branch)
     if worktree is None or not worktree.is_dir():  # its folder is gone: the branch has it
         if worktree is not None:
