@@ -14,8 +14,7 @@ if TYPE_CHECKING:
     from lore.team.imports.propose import ProposeResult
     from lore.team.imports.vault_view import VaultView
 
-KINDS = ("adr", "agents-md", "foldcrumbs", "basic-memory")
-REVIEWED = ("agents-md", "foldcrumbs", "basic-memory")  # each candidate is shown and kept or not
+from lore.team.imports.kinds import KINDS, MEMORY_KINDS, REVIEWED
 
 EPILOG = """\
 kinds:
@@ -26,21 +25,32 @@ kinds:
                       one note per convention, gotcha or runbook
   foldcrumbs DIR      a foldcrumbs memory folder, one note per memory you keep
   basic-memory DIR    a basic-memory project, one note per entity you keep
+  claude-memory [DIR] Claude Code's auto memory of this repository (default:
+                      ~/.claude/projects/<this repository>/memory), one draft per fact
+  gemini-memory [FILE]
+                      the facts Gemini CLI saved (default: ~/.gemini/GEMINI.md, its
+                      "## Gemini Added Memories" section), one draft per fact
+  codex-memory [DIR]  Codex's memories (default: ~/.codex/memories, its MEMORY.md), one
+                      draft per fact
 
 examples:
   lore import adr docs/adr --dry-run           # what would be proposed, and why not the rest
   lore import adr docs/adr --dry-run --json    # the same as one JSON object
   lore import adr docs/adr --yes               # propose the batch as one pull request
   lore import agents-md ~/src/api ~/src/web    # review each candidate: keep, edit or drop
-  lore import foldcrumbs ~/.claude/projects/x/memory --repo payments-api
+  lore import foldcrumbs ~/foldcrumbs/memory --repo payments-api
+  lore import claude-memory                     # this repository's Claude Code memories
   lore import --resume import-adr-2026-11-02   # finish one whose push or PR failed
 
 Every note keeps its source's own words and is checked by the curator against the
 vault, its open proposals and the rest of the batch. Running an import again proposes
 nothing the vault or an open proposal already holds. Agent files and personal stores
 are shown one candidate at a time ([k]eep, [e]dit, [d]rop, keep [a]ll the rest,
-drop the [r]est, [q]uit); --yes keeps them all. Exit code 1 when the curator found
-errors (those notes are not proposed unless --force). docs/import.md has the details.
+drop the [r]est, [q]uit); --yes keeps them all. An agent's own memories go to your
+drafts inbox, never to a pull request: facts about you are left out, and `lore drafts`
+shows, edits and proposes the rest; a fact imported once is not offered again. Exit
+code 1 when the curator found errors (those notes are not proposed unless --force).
+docs/import.md has the details.
 """
 
 
@@ -61,7 +71,7 @@ def register(sub: Any, name: str, help_text: str) -> None:
         nargs="?",
         choices=KINDS,
         metavar="KIND",
-        help="adr, agents-md, foldcrumbs or basic-memory",
+        help=", ".join(KINDS[:-1]) + " or " + KINDS[-1],
     )
     parser.add_argument(
         "paths", nargs="*", metavar="PATH", help="the files or folders to import from"
@@ -130,12 +140,12 @@ def run(args: argparse.Namespace) -> int:
             "Say what to import: lore import KIND PATH…",
             fix="KIND is one of: " + ", ".join(KINDS) + ".",
         )
-    if not args.paths and args.kind != "agents-md":
+    if not args.paths and args.kind not in ("agents-md", *MEMORY_KINDS):
         raise UsageError(
             f"lore import {args.kind} needs the folder to import from.",
             fix=f"E.g. lore import {args.kind} PATH.",
         )
-    asking = not (args.yes or args.dry_run)
+    asking = not (args.yes or args.dry_run or args.kind in MEMORY_KINDS)
     if args.json and asking:
         raise UsageError("--json needs --yes or --dry-run: it cannot ask about each note.")
     if asking and not sys.stdin.isatty():
@@ -171,6 +181,8 @@ def run(args: argparse.Namespace) -> int:
             _show_plan(plan)
             _summary(plan, None)
         return ExitCode.PROBLEMS_FOUND if any(c.errors for c in plan.candidates) else ExitCode.OK
+    if args.kind in MEMORY_KINDS:
+        return _to_inbox(plan, args.json)
     if asking:
         if args.kind in REVIEWED:
             if not _review(plan, view):
@@ -383,6 +395,33 @@ def _edit(candidate: Candidate) -> tuple[str, Any] | None:
 
 
 # ---- the result ----
+
+
+def _to_inbox(plan: ImportPlan, as_json: bool) -> int:
+    """An agent-memory import: the candidates saved as drafts, never proposed from here."""
+    from lore.cli.output import console, print_json, safe
+    from lore.team.imports.inbox import save_to_inbox
+
+    result = save_to_inbox(plan, plan.sources)
+    if as_json:
+        data = plan.to_json()
+        data.update(result.to_json())
+        print_json(data)
+    else:
+        _show_plan(plan)
+        out = console()
+        for draft_id, source in result.saved:
+            out.print(f"  [green]drafted[/] {safe(draft_id)}  [dim]{safe(source)}[/]")
+        for skip in result.refused:
+            out.print(f"  [red]not saved[/] {safe(skip.source)}: {safe(skip.reason)}")
+        if result.saved:
+            out.print(
+                f"{len(result.saved)} draft(s) saved to this vault's drafts inbox; nothing was "
+                "proposed. Review them with `lore drafts`, then `lore drafts propose ID…`."
+            )
+        else:
+            out.print("Nothing new to save: no draft was made.")
+    return ExitCode.PROBLEMS_FOUND if result.refused else ExitCode.OK
 
 
 def _show_outcomes(outcomes: list[Any], as_json: bool, result: ProposeResult | None) -> None:

@@ -23,7 +23,6 @@ from lore.sanitize import sanitize_field
 from lore.team.imports.tagging import Tagger
 from lore.versioned import versioned
 
-KINDS = ("adr", "agents-md", "foldcrumbs", "basic-memory")
 Progress = Callable[[str, int, int], None]  # (what, done, total)
 
 
@@ -38,6 +37,7 @@ class ReadOptions:
     tags: list[str] = field(default_factory=list)  # `--tag`, added to every note
     types: frozenset[str] = frozenset()  # the vault's types (empty: no taxonomy to check)
     progress: Progress | None = None
+    known_facts: dict[str, dict[str, str]] = field(default_factory=dict)  # memory_ledger's
 
 
 @dataclass
@@ -125,6 +125,7 @@ class ImportPlan:
     taxonomy: bytes | None = None  # `_taxonomy.md` with the repositories it adds
     added_repos: list[str] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
+    sources: list[Path] = field(default_factory=list)  # the folders and files read (real)
 
     def to_json(self) -> dict[str, Any]:
         """`lore import … --dry-run --json` (DESIGN §3)."""
