@@ -8,8 +8,13 @@
 
 Every import form counts: `import lore.x`, `from lore import x`, `from lore.x import y`,
 relative imports, imports inside functions, and `importlib.import_module("lore.x")`
-or `__import__("lore.x")` with a literal name. The tests at the end plant a module with
-a bad import of each form and check that the reader sees it: these tests can fail.
+or `__import__("lore.x")` with a literal name. An `import_module(name)` whose name is
+not a literal is followed through the module-level tables of literal names it can see
+(its own, and those it imports by name: `cli/commands.COMMANDS`, the curator's
+`_HOMES`); one that sees no such table fails the test, since its imports cannot be
+read. No module imports the entry point `lore.cli.main` (`python -m lore` aside). The
+tests at the end plant a module with a bad import of each form and check that the
+reader sees it: these tests can fail.
 """
 
 from __future__ import annotations
@@ -92,10 +97,53 @@ def _resolve(name: str, known: set[str]) -> str:
     return name
 
 
+def literal_tables(tree: ast.Module) -> dict[str, set[str]]:
+    """The module-level names bound to values that spell lore modules as string literals:
+    `COMMANDS = {"recall": ("lore.cli.recall_cmd", ...)}` -> {"COMMANDS": {"lore.cli..."}}."""
+    tables: dict[str, set[str]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        names = {
+            constant.value
+            for constant in ast.walk(value)
+            if isinstance(constant, ast.Constant)
+            and isinstance(constant.value, str)
+            and constant.value.startswith("lore.")
+        }
+        for target in targets:
+            if isinstance(target, ast.Name) and names:
+                tables[target.id] = names
+    return tables
+
+
+_TABLES: dict[str, dict[str, set[str]]] = {}
+
+
+def tables_of(module: str) -> dict[str, set[str]]:
+    """`literal_tables` of a lore module of the source tree (none for an unknown one)."""
+    if not _TABLES:
+        _TABLES.update({name: literal_tables(tree) for name, _, tree in sources()})
+        _TABLES.setdefault("", {})
+    return _TABLES.get(module, {})
+
+
+UNREADABLE = "<import_module with no table of literal names>"
+
+
 def imported_modules(module: str, tree: ast.Module, known: set[str], *, package: bool) -> set[str]:
-    """Every lore module (and every outside top-level package) that `module` imports."""
+    """Every lore module (and every outside top-level package) that `module` imports.
+
+    An `import_module` with a computed name imports every module named in the tables
+    of literal names `module` defines or imports by name; with none, `UNREADABLE`."""
     found: set[str] = set()
     here = module if package else module.rsplit(".", 1)[0]
+    dynamic = False
+    visible = dict(literal_tables(tree))  # table name -> the modules it names
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -116,6 +164,9 @@ def imported_modules(module: str, tree: ast.Module, known: set[str], *, package:
             for alias in node.names:
                 candidate = f"{target}.{alias.name}"
                 found.add(candidate if candidate in known else _resolve(target, known))
+                table = tables_of(_resolve(target, known)).get(alias.name)
+                if table is not None:
+                    visible[alias.asname or alias.name] = table
         elif isinstance(node, ast.Call):
             func = node.func
             name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
@@ -127,6 +178,11 @@ def imported_modules(module: str, tree: ast.Module, known: set[str], *, package:
                         if first.value.startswith("lore")
                         else first.value
                     )
+                else:
+                    dynamic = True
+    if dynamic:
+        named = {_resolve(name, known) for table in visible.values() for name in table}
+        found |= named or {UNREADABLE}
     found.discard(module)
     return found
 
@@ -229,6 +285,28 @@ def test_imports_point_down_the_floors() -> None:
 
 def test_no_cycle_between_modules() -> None:
     assert cycles(import_graph()) == []
+
+
+def test_every_import_module_is_read() -> None:
+    unreadable = [name for name, targets in import_graph().items() if UNREADABLE in targets]
+    assert unreadable == []
+
+
+def test_the_command_table_is_followed() -> None:
+    """`cli/main` imports each command's module through `COMMANDS`: the reader sees it."""
+    graph = import_graph()
+    assert {"lore.cli.recall_cmd", "lore.cli.completion_cmd"} <= graph["lore.cli.main"]
+    assert "lore.curator.run" in graph["lore.curator"]  # `_HOMES`, the curator's own table
+
+
+def test_no_module_imports_the_entry_point() -> None:
+    """Command modules are loaded by `cli/main`; importing it back would be a cycle."""
+    importers = [
+        name
+        for name, targets in import_graph().items()
+        if "lore.cli.main" in targets and name != "lore.__main__"
+    ]
+    assert importers == []
 
 
 def test_only_vault_imports_gitpython_or_runs_gh_and_only_cli_imports_rich() -> None:
@@ -456,6 +534,20 @@ def test_a_cycle_is_found_even_through_a_function_level_import() -> None:
     graph = _planted("def f():\n    from lore.index import build\n", "lore.index.notes_planted")
     graph["lore.index.build"] = {*graph["lore.index.build"], "lore.index.notes_planted"}
     assert ["lore.index.build", "lore.index.notes_planted"] in cycles(graph)
+
+
+def test_an_import_through_a_table_is_read() -> None:
+    """A computed `import_module` is followed through a table of the module itself, or one
+    it imports by name; with no table in sight it is reported, never skipped."""
+    own = "import importlib\nROWS = {'a': 'lore.cli.main'}\n"
+    own += "def load(n):\n    return importlib.import_module(ROWS[n])\n"
+    assert "lore.index.planted imports lore.cli.main" in upward_imports(_planted(own))
+    borrowed = "import importlib\nfrom lore.cli.commands import COMMANDS\n"
+    borrowed += "def load(n):\n    return importlib.import_module(COMMANDS[n][0])\n"
+    graph = _planted(borrowed, "lore.cli.planted")
+    assert "lore.cli.recall_cmd" in graph["lore.cli.planted"]
+    hidden = "import importlib\ndef load(n):\n    return importlib.import_module(n)\n"
+    assert UNREADABLE in _planted(hidden)["lore.index.planted"]
 
 
 def test_running_gh_is_found() -> None:

@@ -156,9 +156,12 @@ def test_the_demo_names_the_command_that_ran_it(tmp_path: Path) -> None:
     assert "\n  lore recall" not in done.stdout
 
 
-def test_the_vault_you_stand_in_comes_before_lore_vault(
+def test_the_vault_you_stand_in_comes_before_lore_vault_for_reviewing_only(
     make_vault: Callable[..., Vault], tmp_path: Path
 ) -> None:
+    """A reviewer's `lore curate` works on the checkout it stands in; what agents are
+    told (recall, show) comes from `LORE_VAULT`, as the folder is not registered
+    (tests/security/test_registered_vaults.py holds that line)."""
     here = make_vault({"here--only-in-this-vault--2026-01-01": note_text("Only here")})
     elsewhere = make_vault(
         {"else--only-in-that-vault--2026-01-01": note_text("Only there", tags="[tool/nope]")}
@@ -169,10 +172,11 @@ def test_the_vault_you_stand_in_comes_before_lore_vault(
     assert checked.returncode == 0, checked.stdout  # this one: its note is fine
     assert "else--only" not in checked.stdout
     shown = run_lore("show", "here--only-in-this-vault--2026-01-01", env=env, cwd=here.root)
-    assert shown.returncode == 0, shown.stderr
+    assert shown.returncode == 2, shown.stderr
+    assert "looks like a vault but is not registered" in shown.stderr
     found = run_lore("recall", "only", "--json", env=env, cwd=here.root)
     assert [r["id"] for r in json.loads(found.stdout)["results"]] == [
-        "here--only-in-this-vault--2026-01-01"
+        "else--only-in-that-vault--2026-01-01"
     ]
     # Outside any vault, LORE_VAULT still decides; a code repository's notes/ is no vault.
     code = tmp_path / "code"
@@ -182,6 +186,7 @@ def test_the_vault_you_stand_in_comes_before_lore_vault(
     assert [r["id"] for r in json.loads(found.stdout)["results"]] == [
         "else--only-in-that-vault--2026-01-01"
     ]
+    assert "looks like a vault" not in found.stderr
 
 
 def test_curate_that_checks_nothing_is_bad_usage(make_vault: Callable[..., Vault]) -> None:

@@ -3,10 +3,18 @@
 The first that applies (DESIGN §3, docs/cli.md "Which vault"): `--vault` (a folder, or
 the name of a vault registered in the user config); the vault you stand in (the
 current folder or the nearest folder above it that has `_taxonomy.md` and `notes/`,
-looking no further than the git repository you are in); `$LORE_VAULT`; the user
-config. Standing in a vault is the most local thing a user says — like git, which
-works on the repository you are in — so it comes before `$LORE_VAULT`, which a shell
-may have exported long ago for another vault. Then:
+looking no further than the git repository you are in) when it is a registered vault,
+or, for a person's reviewer commands (`curate`, `review`, `doctor`: `reviewing=True`),
+any such folder; `$LORE_VAULT`; the user config.
+
+Only a registered vault is served to an agent. What an agent is told must come from
+the team's review, and any code repository with `_taxonomy.md` and `notes/` at its top
+— an open-source project, a dependency, a branch of the team's code — looks like a
+vault and has far more writers than the vault: so recall, `show`, the MCP server and
+everything else that is not a reviewer command never serve a folder only because the
+user (or the agent) stands in it. Such a look-alike gets one line on stderr saying how
+to connect it (written here, so every command and the MCP server say it alike; the
+hooks never look at the working directory and stay silent). Then:
 
 - `one_vault`: commands that act on one vault (show, remember, curate, index, ...)
   take the config's default vault;
@@ -14,8 +22,8 @@ may have exported long ago for another vault. Then:
   default first;
 - `chosen_vaults`: sync, stats and proposals act on the vaults named on the command
   line, or on all;
-- `hook_vaults`: the hooks read the same list as recall, but never fail: a vault that
-  cannot be used is left out.
+- `hook_vaults`: the hooks read `$LORE_VAULT` or the registered vaults, never the
+  working directory, and never fail: a vault that cannot be used is left out.
 
 Every answer is a `VaultRef`. The vault list comes from `lore.config.configured_vaults`,
 a JSON copy of the config, so recall and the hooks parse no TOML.
@@ -24,6 +32,7 @@ a JSON copy of the config, so recall and the hooks parse no TOML.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -45,16 +54,26 @@ class VaultRef(Record):
         self.how = how  # flag, env, config or here (the vault the user stands in)
 
 
-def one_vault(flag: str | None = None, *, here: Path | None = None) -> VaultRef:
+def one_vault(
+    flag: str | None = None, *, here: Path | None = None, reviewing: bool = False
+) -> VaultRef:
     """The vault a single-vault command uses, or `VaultError` saying how to name one.
 
-    `here`: where the user stands (default: the current folder).
+    `here`: where the user stands (default: the current folder). `reviewing`: a person's
+    reviewer command (`curate`, `review`, `doctor`), which works on the vault checkout it
+    stands in even when that checkout is not registered; everything else uses the folder
+    it stands in only when it is a registered vault.
     """
     if flag:
         return _from_flag(flag)
-    standing = vault_here(here)
+    standing = vault_here(here) if reviewing else registered_here(here)
     if standing is not None:
         return standing
+    return _env_or_default()
+
+
+def _env_or_default() -> VaultRef:
+    """`$LORE_VAULT`, else the config's default vault, else `VaultError`."""
     env = os.environ.get("LORE_VAULT")
     if env:
         return _checked(Path(env), "LORE_VAULT", ENV)
@@ -94,24 +113,83 @@ def vault_here(here: Path | None = None) -> VaultRef | None:
     return None
 
 
+def registered_here(here: Path | None = None) -> VaultRef | None:
+    """The vault you stand in when it is registered in the user config (named as there)
+    or is the folder `$LORE_VAULT` names; None otherwise. An unregistered look-alike gets
+    one line on stderr and is not used."""
+    standing = vault_here(here)
+    if standing is None:
+        return None
+    env = os.environ.get("LORE_VAULT")
+    if env and _same_folder(Path(env).expanduser(), standing.root):
+        return VaultRef(standing.name, standing.root, ENV)  # the vault the user named
+    from lore.config import configured_vaults
+
+    try:
+        entries = configured_vaults()
+    except LoreError:  # a broken config: the caller's own read of it says what is wrong
+        entries = []
+    for entry in entries:
+        if _same_folder(Path(entry.path).expanduser(), standing.root):
+            return VaultRef(entry.name, standing.root, HERE)
+    _passed_over(standing.root)
+    return None
+
+
+def _same_folder(one: Path, other: Path) -> bool:
+    try:
+        return one.resolve() == other.resolve()
+    except OSError:
+        return False
+
+
+_TOLD: set[Path] = set()  # the look-alikes this process has already named
+
+
+def _passed_over(folder: Path) -> None:
+    """Say once that `folder` looks like a vault but is not served, and how to connect it."""
+    if folder in _TOLD:
+        return
+    _TOLD.add(folder)
+    from lore.sanitize import sanitize_text
+
+    shown = sanitize_text(str(folder))
+    sys.stderr.write(
+        f"lore: {shown} looks like a vault but is not registered, so lore does not use it; "
+        f"to use it, connect it with `lore connect {shown}` (`lore vaults` lists the "
+        "registered ones).\n"
+    )
+
+
 def search_vaults(flag: str | None = None) -> list[VaultRef]:
-    """Every vault recall searches, in order: the named one, the one you stand in, or
-    all that are registered."""
-    if flag or os.environ.get("LORE_VAULT") or vault_here() is not None:
-        return [one_vault(flag)]
+    """Every vault recall searches, in order: the named one, the registered one you stand
+    in, `$LORE_VAULT`, or all that are registered."""
+    if flag:
+        return [_from_flag(flag)]
+    standing = registered_here()
+    if standing is not None:
+        return [standing]
+    if os.environ.get("LORE_VAULT"):
+        return [_env_or_default()]
     from lore.config import configured_vaults
 
     entries = configured_vaults()
     if not entries:
-        return [one_vault(None)]  # raises the usual "no vault is configured"
+        return [_env_or_default()]  # raises the usual "no vault is configured"
     return [VaultRef(entry.name, Path(entry.path).expanduser()) for entry in entries]
 
 
 def chosen_vaults(flag: str | None, names: Sequence[str] = ()) -> list[VaultRef]:
-    """The vaults a command acts on: `--vault`, the named ones, the one you stand in,
-    `$LORE_VAULT`, or all."""
-    if flag or (not names and (os.environ.get("LORE_VAULT") or vault_here() is not None)):
-        return [one_vault(flag)]
+    """The vaults a command acts on: `--vault`, the named ones, the registered one you
+    stand in, `$LORE_VAULT`, or all."""
+    if flag:
+        return [_from_flag(flag)]
+    if not names:
+        standing = registered_here()
+        if standing is not None:
+            return [standing]
+        if os.environ.get("LORE_VAULT"):
+            return [_env_or_default()]
     from lore.config import load_config
 
     config = load_config()

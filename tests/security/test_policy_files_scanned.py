@@ -149,6 +149,6 @@ def test_the_mcp_taxonomy_tool_returns_the_same_object(vault: Vault) -> None:
     assert tool.annotations.read_only_hint is True
     assert not answer.is_error
     data = answer.structured_content
-    cli = json.loads(lore("taxonomy", "--json", cwd=vault.root).stdout)
+    cli = json.loads(lore("taxonomy", "--json", "--vault", str(vault.root), cwd=vault.root).stdout)
     assert data == {**cli, "vault": {**cli["vault"], "name": data["vault"]["name"]}}
     assert "\u200b" not in json.dumps(data, ensure_ascii=False)

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from lore.cli.options import add_json, add_timeout, add_vault
 from lore.errors import ExitCode, UsageError
 
 EPILOG = """\
@@ -35,8 +36,6 @@ or the model failed, 2 bad input or no model.
 
 
 def register(sub: Any, name: str, help_text: str) -> None:
-    from lore.cli.main import add_vault_option
-
     parser = sub.add_parser(
         name,
         help=help_text,
@@ -53,15 +52,9 @@ def register(sub: Any, name: str, help_text: str) -> None:
     parser.add_argument(
         "--model", metavar="ID", help="an llm model id or alias instead of the vault's model"
     )
-    parser.add_argument(
-        "--timeout",
-        type=float,
-        default=120.0,
-        metavar="SECONDS",
-        help="stop waiting for the model after this long (default 120)",
-    )
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    add_vault_option(parser)
+    add_timeout(parser, default=120.0)
+    add_json(parser)
+    add_vault(parser)
     parser.set_defaults(handler=run)
 
 

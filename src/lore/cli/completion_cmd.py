@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 SHELLS = ("bash", "zsh", "fish")
+NEEDS_WHOLE_PARSER = True  # `lore.cli.main` hands `run` the whole parser (`args.whole_parser`)
 
 EPILOG = """\
 install it once (a new shell then completes `lore` commands and options):
@@ -40,8 +41,6 @@ def register(sub: Any, name: str, help_text: str) -> None:
 def run(args: argparse.Namespace) -> int:
     import shtab
 
-    from lore.cli.main import build_parser
-
-    parser = build_parser(for_shells=True)
+    parser = args.whole_parser()
     sys.stdout.write(shtab.complete(parser, shell=args.shell))
     return 0

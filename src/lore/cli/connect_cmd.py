@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from lore.cli.options import add_json
+
 EPILOG = """\
 examples:
   lore connect acme/team-memory
@@ -39,7 +41,7 @@ def register(sub: Any, name: str, help_text: str) -> None:
     parser.add_argument(
         "--default", dest="make_default", action="store_true", help="make it the default vault"
     )
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_json(parser)
     parser.set_defaults(handler=run)
 
 

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lore.cli.options import add_no_semantic, add_vault
 from lore.errors import UsageError
 
 if TYPE_CHECKING:
@@ -56,14 +57,12 @@ Exit codes: 0 no errors (warnings allowed), 1 errors found, 2 bad usage."""
 
 
 def register(subparsers: Any, name: str, help_text: str) -> None:
-    from lore.cli.main import add_vault_option
-
     parser = subparsers.add_parser(
         name,
         help=help_text,
         description=DESCRIPTION,
     )
-    add_vault_option(parser)
+    add_vault(parser)
     parser.add_argument("paths", nargs="*", metavar="PATH", help="note files or folders to check")
     parser.add_argument(
         "--base", metavar="REF", help="the pull request's base (branch, tag or commit)"
@@ -118,20 +117,16 @@ def register(subparsers: Any, name: str, help_text: str) -> None:
         help="with markdown: link the vault's notes a finding names under URL, the base "
         "branch's blob address",
     )
-    parser.add_argument(
-        "--no-semantic",
-        dest="semantic",
-        action="store_false",
-        help="skip the optional model review even when lore.toml enables it",
-    )
+    add_no_semantic(parser)
     parser.set_defaults(handler=run)
 
 
 def _vault_root(flag: str | None) -> Path:
-    """--vault, the vault you stand in, $LORE_VAULT, the config (`lore.vaults`)."""
+    """--vault, the vault checkout you stand in (registered or not: curate is a reviewer's
+    command), $LORE_VAULT, the config (`lore.vaults`)."""
     from lore.vaults import one_vault
 
-    return one_vault(flag).root
+    return one_vault(flag, reviewing=True).root
 
 
 def run(args: argparse.Namespace) -> int:

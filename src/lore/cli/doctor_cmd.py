@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from lore.cli.options import add_json, add_vault
 from lore.errors import ExitCode
 
 EPILOG = """\
@@ -27,13 +28,8 @@ def register(sub: Any, name: str, help_text: str) -> None:
     parser.add_argument(
         "--offline", action="store_true", help="skip the one network check (gh's sign-in)"
     )
-    parser.add_argument("--json", action="store_true", help="print the report as JSON")
-    parser.add_argument(
-        "--vault",
-        metavar="PATH",
-        help="the vault to check (default: $LORE_VAULT, then the config; the curator pin is "
-        "checked in the current folder when it is a vault)",
-    )
+    add_json(parser)
+    add_vault(parser)
     parser.set_defaults(handler=run)
 
 

@@ -11,6 +11,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lore.cli.options import (
+    add_dry_run,
+    add_force,
+    add_json,
+    add_resume,
+    add_timeout,
+    add_vault,
+    add_yes,
+)
 from lore.errors import ExitCode, ProposalError, UsageError
 
 if TYPE_CHECKING:
@@ -42,8 +51,6 @@ ACTIONS = ("list", "show", "edit", "propose", "discard", "restore")
 
 
 def register(sub: Any, name: str, help_text: str) -> None:
-    from lore.cli.main import add_vault_option
-
     parser = sub.add_parser(
         name,
         help=help_text,
@@ -51,20 +58,16 @@ def register(sub: Any, name: str, help_text: str) -> None:
         "propose them (`lore remember --draft`, `lore capture`).",
         epilog=EPILOG,
     )
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    add_vault_option(parser)
+    add_json(parser)
+    add_vault(parser)
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
 
     def action(name: str, help_text: str) -> argparse.ArgumentParser:
         child: argparse.ArgumentParser = actions.add_parser(
             name, help=help_text, description=help_text[0].upper() + help_text[1:] + "."
         )
-        child.add_argument(
-            "--json", action="store_true", default=argparse.SUPPRESS, help="print JSON"
-        )
-        child.add_argument(
-            "--vault", metavar="PATH", default=argparse.SUPPRESS, help="the vault (as above)"
-        )
+        add_json(child, again=True)
+        add_vault(child, again=True)
         return child
 
     listing = action("list", "list the drafts, oldest first (the default action)")
@@ -79,23 +82,11 @@ def register(sub: Any, name: str, help_text: str) -> None:
     )
     propose = action("propose", "propose drafts as ONE pull request")
     propose.add_argument("ids", nargs="*", metavar="ID", help="the drafts to propose together")
-    propose.add_argument("--yes", "-y", action="store_true", help="propose without asking")
-    propose.add_argument(
-        "--dry-run", action="store_true", help="check the drafts against the remote only"
-    )
-    propose.add_argument(
-        "--force", action="store_true", help="despite curator errors (never despite a secret)"
-    )
-    propose.add_argument(
-        "--resume", metavar="NAME", help="push and open the PR of a proposal that stopped"
-    )
-    propose.add_argument(
-        "--timeout",
-        type=float,
-        default=60.0,
-        metavar="SECONDS",
-        help="give up on the remote after this long (default 60)",
-    )
+    add_yes(propose)
+    add_dry_run(propose)
+    add_force(propose)
+    add_resume(propose)
+    add_timeout(propose, default=60.0)
     action("discard", "delete drafts for good").add_argument(
         "ids", nargs="+", metavar="ID", help="the drafts to delete"
     )

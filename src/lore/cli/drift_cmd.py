@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from lore.cli.options import add_json, add_resume, add_vault
 from lore.errors import ExitCode
 
 EPILOG = """\
@@ -25,8 +26,6 @@ proposal could not be pushed).
 
 
 def register(sub: Any, name: str, help_text: str) -> None:
-    from lore.cli.main import add_vault_option
-
     parser = sub.add_parser(
         name,
         help=help_text,
@@ -40,12 +39,7 @@ def register(sub: Any, name: str, help_text: str) -> None:
         metavar="PATH",
         help="the root of the code repository's git checkout (required unless --resume)",
     )
-    parser.add_argument(
-        "--resume",
-        metavar="NAME",
-        help="push and open the pull request of a drift proposal that stopped "
-        "(NAME is its branch without lore/)",
-    )
+    add_resume(parser)
     parser.add_argument(
         "--since",
         metavar="REV",
@@ -57,13 +51,13 @@ def register(sub: Any, name: str, help_text: str) -> None:
         help="the repository's name as notes write it in `repo` (default: from its origin "
         "URL, else its folder name)",
     )
-    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_json(parser)
     parser.add_argument(
         "--propose",
         action="store_true",
         help="open one vault pull request marking the drifted notes for review",
     )
-    add_vault_option(parser)
+    add_vault(parser)
     parser.set_defaults(handler=run)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
+from lore.cli.options import add_json, add_resume, add_timeout, add_vault
 from lore.errors import ExitCode
 
 if TYPE_CHECKING:
@@ -28,8 +29,6 @@ note uses; and lists old low-confidence notes for a person. Settings: the
 
 
 def register(sub: Any, name: str, help_text: str) -> None:
-    from lore.cli.main import add_vault_option
-
     parser = sub.add_parser(
         name,
         help=help_text,
@@ -40,18 +39,10 @@ def register(sub: Any, name: str, help_text: str) -> None:
     parser.add_argument(
         "--propose", action="store_true", help="commit the cleanup on a branch and open the PR"
     )
-    parser.add_argument(
-        "--resume", metavar="NAME", help="push and open the PR of a cleanup that stopped"
-    )
-    parser.add_argument("--json", action="store_true", help="print the audit as JSON")
-    parser.add_argument(
-        "--timeout",
-        type=float,
-        default=60.0,
-        metavar="SECONDS",
-        help="give up on a remote that does not answer within this long (default 60)",
-    )
-    add_vault_option(parser)
+    add_resume(parser)
+    add_json(parser)
+    add_timeout(parser, default=60.0)
+    add_vault(parser)
     parser.set_defaults(handler=run)
 
 

@@ -7,6 +7,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lore.cli.options import (
+    add_dry_run,
+    add_force,
+    add_json,
+    add_resume,
+    add_timeout,
+    add_vault,
+    add_yes,
+)
 from lore.errors import ExitCode, UsageError
 
 if TYPE_CHECKING:
@@ -55,8 +64,6 @@ docs/import.md has the details.
 
 
 def register(sub: Any, name: str, help_text: str) -> None:
-    from lore.cli.main import add_vault_option
-
     parser = sub.add_parser(
         name,
         help=help_text,
@@ -89,36 +96,18 @@ def register(sub: Any, name: str, help_text: str) -> None:
         metavar="TAG",
         help="a taxonomy tag for every note (repeatable, or comma-separated)",
     )
-    parser.add_argument(
-        "--dry-run", action="store_true", help="read and check only; propose nothing"
-    )
-    parser.add_argument(
-        "--json", action="store_true", help="print the plan (with --dry-run) or the result as JSON"
-    )
-    parser.add_argument(
-        "--yes", "-y", action="store_true", help="keep every candidate and propose without asking"
-    )
+    add_dry_run(parser)
+    add_json(parser)
+    add_yes(parser)
     parser.add_argument(
         "--one-per-note",
         action="store_true",
         help="one pull request per note instead of one for the batch",
     )
-    parser.add_argument(
-        "--force",
-        action="store_true",
-        help="propose notes despite curator errors (never despite a secret)",
-    )
-    parser.add_argument(
-        "--resume", metavar="NAME", help="push and open the PR of an import whose push or PR failed"
-    )
-    parser.add_argument(
-        "--timeout",
-        type=float,
-        default=60.0,
-        metavar="SECONDS",
-        help="give up on the remote after this long (default 60)",
-    )
-    add_vault_option(parser)
+    add_force(parser)
+    add_resume(parser)
+    add_timeout(parser, default=60.0)
+    add_vault(parser)
     parser.set_defaults(handler=run)
 
 

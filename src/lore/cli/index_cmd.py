@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
+from lore.cli.options import add_json, add_vault
 from lore.errors import ExitCode
 
 if TYPE_CHECKING:
@@ -12,8 +13,6 @@ if TYPE_CHECKING:
 
 
 def register(sub: Any, name: str, help_text: str) -> None:
-    from lore.cli.main import add_vault_option
-
     parser = sub.add_parser(
         name,
         help=help_text,
@@ -31,8 +30,8 @@ def register(sub: Any, name: str, help_text: str) -> None:
         help="run SQLite's and FTS5's full integrity checks on the index as it is, "
         "without repairing it; exit 1 if they fail",
     )
-    parser.add_argument("--json", action="store_true", help="print the state as JSON")
-    add_vault_option(parser)
+    add_json(parser)
+    add_vault(parser)
     parser.set_defaults(handler=run)
 
 

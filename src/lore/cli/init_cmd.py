@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from lore.cli.options import add_json
+
 EPILOG = """\
 examples:
   lore init ~/vaults/team
@@ -91,7 +93,7 @@ def register(sub: Any, name: str, help_text: str) -> None:
         action="store_false",
         help="do not add it to your config",
     )
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_json(parser)
     parser.set_defaults(handler=run)
 
 

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lore.cli.options import add_dry_run, add_json
 from lore.errors import ExitCode, UsageError
 from lore.integrations.agents import AGENT_NAMES, AGENTS
 
@@ -102,10 +103,8 @@ def register(sub: Any, name: str, help_text: str) -> None:
             action="store_true",
             help="leave out the prompt hook (prompt recall is opt-in in lore.toml anyway)",
         )
-        parser.add_argument(
-            "--dry-run", action="store_true", help="show what would change; write nothing"
-        )
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+        add_dry_run(parser)
+    add_json(parser)
     parser.set_defaults(handler=run_uninstall if uninstalling else run_install)
 
 

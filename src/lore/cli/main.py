@@ -1,9 +1,12 @@
 """`lore` entry point: builds the parser from the command modules and maps errors to exit codes.
 
 Each command lives in its own module with `register(subparsers)`, which adds a
-sub-parser and sets `handler` to a function `(args) -> int`. Modules are imported
-only when their command runs, so `lore recall` pays for nothing else; a plain
-`lore recall` does not even import argparse (`recall_args.parse_plain`).
+sub-parser and sets `handler` to a function `(args) -> int`; the options several
+commands share are defined once, in `options`. Modules are imported only when their
+command runs (through the `commands` table), so `lore recall` pays for nothing else; a
+plain `lore recall` does not even import argparse (`recall_args.parse_plain`). No
+command module imports this one: `lore completion` is handed the whole parser
+(`args.whole_parser`).
 """
 
 from __future__ import annotations
@@ -27,8 +30,9 @@ lore: shared, reviewed memory for your team's AI coding agents.
 Notes live as markdown in a git repository (the vault); lore keeps a local SQLite
 index so recall answers in milliseconds, offline.
 
-Vault: --vault PATH (or a registered name), else the vault you stand in, else $LORE_VAULT,
-else the user config's default.
+Vault: --vault PATH (or a registered name), else the registered vault you stand in (curate,
+review and doctor: any vault checkout you stand in), else $LORE_VAULT, else the user
+config's default. Agents are served registered vaults only.
 Exit codes: 0 ok, 1 problems found, 2 bad usage or input, 3 internal error, 130 Ctrl-C."""
 
 
@@ -60,6 +64,10 @@ def build_parser(only: str | None = None, *, for_shells: bool = False) -> argpar
             continue
         module = importlib.import_module(module_name)
         module.register(sub, name, help_text)
+        if getattr(module, "NEEDS_WHOLE_PARSER", False):
+            # A command about the command line itself (`lore completion`) is handed the
+            # whole parser: no command module imports this one (DESIGN §4).
+            sub.choices[name].set_defaults(whole_parser=lambda: build_parser(for_shells=True))
     return parser
 
 
@@ -87,15 +95,6 @@ def _pick_command(argv: Sequence[str]) -> str | None:
         if not arg.startswith("-"):
             return None
     return None
-
-
-def add_vault_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--vault",
-        metavar="PATH",
-        help="the vault: a folder or the name of a registered vault (default: the vault you "
-        "stand in, then $LORE_VAULT, then the user config's default vault)",
-    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

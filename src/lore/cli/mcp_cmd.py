@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from lore.cli.options import add_vault
 from lore.errors import UsageError
 
 EPILOG = """\
@@ -25,15 +26,13 @@ pipx install --force '.[mcp]'. See docs/mcp.md.
 
 
 def register(sub: Any, name: str, help_text: str) -> None:
-    from lore.cli.main import add_vault_option
-
     parser = sub.add_parser(
         name,
         help=help_text,
         description="Run lore's MCP server over stdio, on the official MCP Python SDK.",
         epilog=EPILOG,
     )
-    add_vault_option(parser)
+    add_vault(parser)
     parser.set_defaults(handler=run)
 
 

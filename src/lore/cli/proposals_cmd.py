@@ -6,6 +6,8 @@ import argparse
 import sys
 from typing import Any
 
+from lore.cli.options import add_json, add_vault
+
 EPILOG = """\
 examples:
   lore proposals
@@ -33,10 +35,8 @@ def register(sub: Any, name: str, help_text: str) -> None:
         metavar="NAME",
         help="registered vaults to list; or `discard ID…` to remove unfinished proposals",
     )
-    parser.add_argument("--json", action="store_true", help="print the list as JSON")
-    parser.add_argument(
-        "--vault", metavar="PATH", help="only this vault folder (default: every vault)"
-    )
+    add_json(parser)
+    add_vault(parser, every=True)
     parser.set_defaults(handler=run)
 
 

@@ -30,6 +30,8 @@ result names its vault; --vault PATH or --vault NAME searches one.
 
 
 def register(sub: Any, name: str, help_text: str) -> None:
+    from lore.cli.options import add_json, add_vault
+
     parser = sub.add_parser(
         name,
         help=help_text,
@@ -71,13 +73,8 @@ def register(sub: Any, name: str, help_text: str) -> None:
         action="store_true",
         help="show how each score was made: each term's idf and BM25, then each boost",
     )
-    parser.add_argument("--json", action="store_true", help="print the JSON contract on stdout")
-    parser.add_argument(
-        "--vault",
-        metavar="PATH|NAME",
-        help="search only this vault: a folder, or the name of a registered vault "
-        "(default: $LORE_VAULT, else every registered vault)",
-    )
+    add_json(parser)
+    add_vault(parser, every=True)
     parser.set_defaults(handler=run)
 
 

@@ -8,6 +8,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lore.cli.options import (
+    add_dry_run,
+    add_force,
+    add_json,
+    add_resume,
+    add_timeout,
+    add_vault,
+    add_yes,
+)
 from lore.errors import ExitCode, ProposalError, UsageError
 
 if TYPE_CHECKING:
@@ -62,8 +71,6 @@ FLAG_FIELDS = (
 
 
 def register(sub: Any, name: str, help_text: str) -> None:
-    from lore.cli.main import add_vault_option
-
     parser = sub.add_parser(
         name,
         help=help_text,
@@ -142,9 +149,7 @@ def register(sub: Any, name: str, help_text: str) -> None:
     source.add_argument(
         "--stdin", action="store_true", help="read the note as JSON from stdin (for agents)"
     )
-    source.add_argument(
-        "--resume", metavar="ID", help="finish a proposal that stopped: commit, push, open the PR"
-    )
+    add_resume(source, metavar="ID")
     parser.add_argument(
         "--agent", metavar="NAME", help="the agent proposing it; labels the PR agent-authored"
     )
@@ -153,24 +158,12 @@ def register(sub: Any, name: str, help_text: str) -> None:
         action="store_true",
         help="check the note and keep it in the local drafts inbox instead (`lore drafts`)",
     )
-    parser.add_argument("--yes", "-y", action="store_true", help="propose without asking")
-    parser.add_argument(
-        "--dry-run", action="store_true", help="draft and check only; propose nothing"
-    )
-    parser.add_argument(
-        "--force",
-        action="store_true",
-        help="propose despite curator errors (never despite a secret)",
-    )
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    parser.add_argument(
-        "--timeout",
-        type=float,
-        default=60.0,
-        metavar="SECONDS",
-        help="give up on the remote after this long (default 60)",
-    )
-    add_vault_option(parser)
+    add_yes(parser)
+    add_dry_run(parser)
+    add_force(parser)
+    add_json(parser)
+    add_timeout(parser, default=60.0)
+    add_vault(parser)
     parser.set_defaults(handler=run)
 
 

@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from lore.cli.options import add_json, add_no_semantic, add_vault
 from lore.errors import ExitCode, UsageError
 
 EPILOG = """\
@@ -26,8 +27,6 @@ Exit code 1 when the curator finds errors in the change.
 
 
 def register(sub: Any, name: str, help_text: str) -> None:
-    from lore.cli.main import add_vault_option
-
     parser = sub.add_parser(
         name,
         help=help_text,
@@ -45,14 +44,9 @@ def register(sub: Any, name: str, help_text: str) -> None:
         "--request-changes", metavar="MESSAGE", help="request changes, saying what to change"
     )
     action.add_argument("--merge", action="store_true", help="merge the pull request")
-    parser.add_argument("--json", action="store_true", help="print the review as JSON")
-    parser.add_argument(
-        "--no-semantic",
-        dest="semantic",
-        action="store_false",
-        help="skip the optional model review even when lore.toml enables it",
-    )
-    add_vault_option(parser)
+    add_json(parser)
+    add_no_semantic(parser)
+    add_vault(parser)
     parser.set_defaults(handler=run)
 
 
@@ -60,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     from lore.team import review
     from lore.vaults import one_vault
 
-    vault = one_vault(args.vault)
+    vault = one_vault(args.vault, reviewing=True)
     wants_action = args.approve or args.merge or args.request_changes is not None
     if args.target is None:
         if wants_action:

@@ -7,14 +7,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from lore.cli.options import add_json, add_vault
 from lore.errors import NoteNotFound, UsageError
 from lore.note.model import Note
 from lore.sanitize import sanitize_markdown
 
 
 def register(sub: Any, name: str, help_text: str) -> None:
-    from lore.cli.main import add_vault_option
-
     parser = sub.add_parser(
         name,
         help=help_text,
@@ -26,8 +25,8 @@ def register(sub: Any, name: str, help_text: str) -> None:
         epilog="example:\n  lore show postgres--pgbouncer-transaction-pooling--2025-03-11",
     )
     parser.add_argument("id", help="the note id: its file name without .md")
-    parser.add_argument("--json", action="store_true", help="print the note as JSON")
-    add_vault_option(parser)
+    add_json(parser)
+    add_vault(parser)
     parser.set_defaults(handler=run)
 
 

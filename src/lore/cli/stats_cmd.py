@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
+from lore.cli.options import add_json, add_vault
 from lore.errors import ExitCode, UsageError
 
 if TYPE_CHECKING:
@@ -25,8 +26,6 @@ counts are not recorded.
 
 
 def register(sub: Any, name: str, help_text: str) -> None:
-    from lore.cli.main import add_vault_option
-
     parser = sub.add_parser(
         name,
         help=help_text,
@@ -37,8 +36,8 @@ def register(sub: Any, name: str, help_text: str) -> None:
     parser.add_argument(
         "--weeks", type=int, default=12, metavar="N", help="weeks of growth to show (default 12)"
     )
-    parser.add_argument("--json", action="store_true", help="print the statistics as JSON")
-    add_vault_option(parser)
+    add_json(parser)
+    add_vault(parser)
     parser.set_defaults(handler=run)
 
 

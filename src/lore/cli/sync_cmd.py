@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from lore.cli.options import add_json, add_timeout, add_vault
 from lore.errors import ExitCode, LoreError, UsageError
 
 EPILOG = """\
@@ -41,17 +42,9 @@ def register(sub: Any, name: str, help_text: str) -> None:
         action="store_true",
         help="print nothing; do not wait for another sync of the same vault (for hooks)",
     )
-    parser.add_argument(
-        "--timeout",
-        type=float,
-        default=30.0,
-        metavar="SECONDS",
-        help="give up on a remote that does not answer within this long (default 30)",
-    )
-    parser.add_argument("--json", action="store_true", help="print the results as JSON")
-    parser.add_argument(
-        "--vault", metavar="PATH", help="sync only this vault folder (default: every vault)"
-    )
+    add_timeout(parser, default=30.0)
+    add_json(parser)
+    add_vault(parser, every=True)
     parser.set_defaults(handler=run)
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from lore.cli.options import add_json, add_vault
+
 DESCRIPTION = """\
 Print the vault's controlled vocabulary: the note types, the tags (dimension/name,
 with their definitions and aliases) and the repository names, as the vault's
@@ -24,13 +26,9 @@ reading _taxonomy.md and _conventions.md themselves."""
 
 
 def register(subparsers: Any, name: str, help_text: str) -> None:
-    from lore.cli.main import add_vault_option
-
     parser = subparsers.add_parser(name, help=help_text, description=DESCRIPTION)
-    parser.add_argument(
-        "--json", action="store_true", help="print one JSON object (the vocabulary, sanitized)"
-    )
-    add_vault_option(parser)
+    add_json(parser)
+    add_vault(parser)
     parser.set_defaults(handler=run)
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from lore.cli.options import add_json
+
 EPILOG = """\
 examples:
   lore vaults
@@ -33,7 +35,7 @@ def register(sub: Any, name: str, help_text: str) -> None:
     action.add_argument(
         "--remove", metavar="NAME", help="unregister NAME (its folder is left as it is)"
     )
-    parser.add_argument("--json", action="store_true", help="print the list as JSON")
+    add_json(parser)
     parser.set_defaults(handler=run)
 
 

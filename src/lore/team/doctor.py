@@ -271,7 +271,7 @@ def diagnose(*, vault_flag: str | None = None, network: bool = True) -> DoctorRe
     except LoreError as exc:
         checks.append(Check("config", exc.message, False, exc.fix))
     try:
-        location = one_vault(vault_flag)
+        location = one_vault(vault_flag, reviewing=True)
         report.paths["vault"] = str(location.root)
         report.paths["state"] = str(state_dir(location.root))
         report.paths["index"] = str(index_path(location.root))
@@ -283,7 +283,7 @@ def diagnose(*, vault_flag: str | None = None, network: bool = True) -> DoctorRe
         checks.append(Check("vault", exc.message, False, exc.fix))
     with contextlib.suppress(LoreError):  # no vault at all: reported above
         # The vault doctor runs in, when it runs in one; else the vault above.
-        here = one_vault(vault_flag, here=Path.cwd()).root
+        here = one_vault(vault_flag, here=Path.cwd(), reviewing=True).root
         checks.append(curator_pin_check(here))
         trigger = curator_trigger_check(here)
         if trigger is not None:
