@@ -18,8 +18,10 @@ Three figures, against the targets of issue 32:
 
 - **ADRs that become notes** (target 95 %): an ADR is a markdown file of the manifest's
   folders that the manifest does not `skip` (templates, index pages); the ones whose
-  status says rejected, declined or withdrawn are counted apart — the import leaves them
-  out on purpose, since recall serves every note as what holds.
+  status says rejected, declined, withdrawn, deprecated, obsolete or retired are counted
+  apart — by their authors' word they do not hold, and the import leaves them out on
+  purpose, since recall serves every note as what holds (a superseded ADR counts: it
+  becomes a note its successor makes inactive).
 - **candidates that pass the curator** (target 95 %): no finding of severity error.
 - **full supersessions kept** (target 90 %): of the supersessions the authors recorded
   as full (eval/curator/real/pairs.toml, `kind = "full"`, or held_out.toml), those where
@@ -61,7 +63,8 @@ RESULTS = HERE / "results.json"
 INDEXES = ("readme.md", "index.md")
 TARGETS = {"notes": 0.95, "pass": 0.95, "supersessions": 0.90}
 _WITHDRAWN = re.compile(
-    r"^\W*(?:status\W*)?(?:rejected|declined|withdrawn|abandoned)\b", re.IGNORECASE
+    r"^\W*(?:status\W*)?(?:rejected|declined|withdrawn|abandoned|deprecated|obsolete|retired)\b",
+    re.IGNORECASE,
 )
 ENV = {
     "GIT_AUTHOR_NAME": "eval",
@@ -199,6 +202,9 @@ def measure(repository: dict[str, Any], snapshot: Path, scratch: Path, show: boo
         for new, old in pairs:
             if (new, old) not in kept:
                 print(f"  supersession lost: {new} -> {old}")
+        for candidate in plan.candidates:
+            note = candidate.note
+            print(f"  tags: {candidate.draft.source}: {note.title!r} {list(note.tags)}")
     return result
 
 

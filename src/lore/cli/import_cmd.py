@@ -245,6 +245,10 @@ def _show_plan(plan: ImportPlan) -> None:
             + ", ".join(safe(r) for r in plan.added_repos)
             + " under ## Repos"
         )
+    for tag in plan.added_tags:
+        out.print(
+            f"  [cyan]_taxonomy.md[/]: proposes {safe(plan.new_tags[tag].removeprefix('- '))}"
+        )
     for skip in plan.skipped:
         out.print(f"  [yellow]-[/] {safe(skip.source)}: [dim]{safe(skip.reason)}[/]")
 

@@ -95,11 +95,25 @@ def test_madr_two_three_and_four(
         frontmatter(kafka["text"])["supersedes"]
         == "[payments-api--run-background-jobs-on-celery--2022-05-10]"
     )
+    # MADR's outcome as its authors meant it: the chosen option is the decision, "because"
+    # the reason, "Good, because" a reason too and "Bad, because" a gotcha.
     assert (
         kafka["text"]
         .split("## What\n", 1)[1]
-        .startswith('Chosen option: "Kafka consumers with a dead-letter topic", because')
+        .startswith(
+            "Move background jobs to Kafka consumers: Kafka consumers with a dead-letter topic.\n"
+        )
     )
+    assert (
+        kafka["text"]
+        .split("## Why\n", 1)[1]
+        .startswith(
+            "Chosen because a failed over broker loses nothing and several services read the same "
+            "topic. Celery lost jobs when Redis failed over"
+        )
+    )
+    assert "- Replaying a topic rebuilds a read model." in kafka["text"].split("## Why\n", 1)[1]
+    assert "## Gotchas\nEvery consumer must be idempotent.\n" in kafka["text"]
     assert "Confirmation" not in kafka["text"] and "contract test" not in kafka["text"]
     assert skip_reason(data, "0005-use-soap-for-the-bank-gateway.md").startswith("deprecated")
     assert "template" in skip_reason(data, "adr-template.md")

@@ -33,9 +33,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lore.team.imports.adr_body import note_body
 from lore.team.imports.adr_parse import AdrLink, AdrRecord, parse_adr
 from lore.team.imports.code_repo import CodeRepo, repo_of
-from lore.team.imports.markdown import Block, cut_sentences, inline_plain, sentences, word_count
+from lore.team.imports.markdown import inline_plain
 from lore.team.imports.model import Draft, ReadOptions, Skip
 from lore.team.imports.walk import Entry, Unreadable, markdown_files, read_text
 
@@ -298,14 +299,12 @@ def _draft(adr: AdrFile, options: ReadOptions) -> Draft | Skip:
             "no date: the file gives none and git has no record of it (commit it, or add a "
             "Date: line)",
         )
-    what_budget = max(25, options.max_words * 2 // 5)
-    what, dropped_what = prose(record.decision, what_budget)
-    if not what:
+    body = note_body(record, options.max_words)
+    if not body.what:
         return Skip(adr.source, "its decision section has no text")
-    why, dropped_why = prose(record.context, max(0, options.max_words - word_count(what)))
-    notes = list(adr.notes)
-    if dropped_what or dropped_why:
-        notes.append("left out: " + ", ".join(sorted(set(dropped_what + dropped_why))))
+    notes = [*adr.notes, *body.notes]
+    if body.left_out:
+        notes.append("left out: " + ", ".join(body.left_out))
     if not status:
         notes.append("no status: confidence medium")
     words = " ".join(inline_plain(b.text) for b in (*record.decision, *record.context))
@@ -321,8 +320,9 @@ def _draft(adr: AdrFile, options: ReadOptions) -> Draft | Skip:
         source=adr.source,
         title=record.title[: options.max_title],
         type="decision",
-        what=what,
-        why=why,
+        what=body.what,
+        why=body.why,
+        gotchas=body.gotchas,
         date=day,
         confidence=CONFIDENCE.get(status, "medium"),
         tags=tags,
@@ -334,48 +334,3 @@ def _draft(adr: AdrFile, options: ReadOptions) -> Draft | Skip:
         related=[other.key for other in adr.related],
         unmapped=notes + ([f"dated from {day_from}"] if day_from not in _DATED_IN_FILE else []),
     )
-
-
-def prose(found: list[Block], max_words: int) -> tuple[str, list[str]]:
-    """The blocks as note text within `max_words`, cut at sentence ends; and what was left out.
-
-    The first line is the first sentence (of a paragraph, or a list item without its
-    marker); paragraphs keep their sentences, list items stay items.
-    """
-    units: list[tuple[str, str]] = []  # ("p" | "li", text)
-    left_out: list[str] = []
-
-    def walk(block: Block, depth: int) -> None:
-        if block.kind in ("code", "table"):
-            left_out.append("a code block" if block.kind == "code" else "a table")
-            return
-        text = inline_plain(block.text)
-        if block.kind == "item":
-            if text:
-                units.append(("li" if depth == 0 else "li2", text))
-            for child in block.children:
-                walk(child, depth + 1)
-        elif text:
-            units.extend(("p", sentence) for sentence in sentences(text))
-
-    for block in found:
-        walk(block, 0)
-    if not units:
-        return "", left_out
-    lines = [cut_sentences([units[0][1]], max_words)[0]]
-    used = word_count(lines[0])
-    previous = "p"
-    for kind, text in units[1:]:
-        words = word_count(text)
-        if used + words > max_words:
-            break
-        if kind == "p":
-            if previous == "p" and lines[-1] and not lines[-1].startswith("- "):
-                lines[-1] += " " + text
-            else:
-                lines.append(text)
-        else:
-            lines.append(("- " if kind == "li" else "  - ") + text)
-        used += words
-        previous = kind
-    return "\n".join(lines), left_out

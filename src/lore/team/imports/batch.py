@@ -7,7 +7,8 @@
 2. Every other draft becomes a note: an id `{scope}--{title}--{date}` no note, branch
    or open proposal uses, `supersedes` and `## Related` resolved to ids, the author.
 3. A repository the notes name that `_taxonomy.md` does not list is added under
-   `## Repos`, in the same pull request.
+   `## Repos`, and a note no tag of the taxonomy fits gets one proposed beside it
+   (`lore.team.imports.new_tags`), in the same pull request.
 4. The curator checks the batch as one change against the vault it starts from, with
    the open proposals' notes before it (`lore.curator.curate` with `drafts` and `at`):
    each note against the vault, the open proposals and the notes before it. A note it
@@ -17,8 +18,9 @@
    with a secret is skipped, whatever else: its text is never shown or proposed. What
    is left is checked once more, so its findings are those of the final batch.
 
-The missing repository's `taxonomy/unknown-repo` finding is not reported: the batch adds
-that line, and the pull request's curator reads the taxonomy from its head.
+The missing repository's `taxonomy/unknown-repo` and the proposed tag's
+`taxonomy/unknown-tag` findings are not reported: the batch adds those lines, and the
+pull request's curator reads the taxonomy from its head.
 """
 
 from __future__ import annotations
@@ -34,11 +36,14 @@ from lore.note.model import Note
 from lore.note.render import render_note
 from lore.taxonomy import TAXONOMY_FILE
 from lore.team.draft import with_unique_id
+from lore.team.imports.kinds import MEMORY_KINDS
 from lore.team.imports.model import Candidate, Draft, ImportPlan, Progress, Skip
+from lore.team.imports.new_tags import propose_tags
 from lore.team.imports.vault_view import VaultView
 
 _ID_IN_TEXT = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*--[a-z0-9]+(?:-[a-z0-9]+)*--\d{4}-\d{2}-\d{2}")
 DUPLICATE_RULES = ("duplicate/exact", "duplicate/near")
+ADDED_RULES = ("taxonomy/unknown-repo", "taxonomy/unknown-tag")
 MAX_PASSES = 4
 
 
@@ -65,6 +70,8 @@ def plan_batch(
             )
         else:
             kept.append(draft)
+    if kind not in MEMORY_KINDS:  # drafts go to the inbox, which cannot carry a taxonomy line
+        plan.new_tags = {tag.name: tag.line() for tag in propose_tags(kept, view.taxonomy)}
     for _ in range(MAX_PASSES):
         candidates = build_candidates(view, kept, resolved, author)
         _add_taxonomy(plan, view, candidates)
@@ -135,30 +142,49 @@ def _note(draft: Draft, author: str | None) -> Note:
 
 
 def _add_taxonomy(plan: ImportPlan, view: VaultView, candidates: list[Candidate]) -> None:
-    """The repositories the notes name and `_taxonomy.md` lacks, added under `## Repos`."""
+    """The repositories the notes name and `_taxonomy.md` lacks, added under `## Repos`, and
+    the tags proposed for notes no tag fitted, under their dimension — in the same change."""
     listed = {name.lower() for name in (view.taxonomy.repos if view.taxonomy else {})}
     missing = sorted({r for c in candidates for r in c.note.repo if r.lower() not in listed})
+    used = {tag for c in candidates for tag in c.note.tags}
     plan.added_repos = missing
+    plan.added_tags = [tag for tag in plan.new_tags if tag in used]
     plan.taxonomy = None
-    if missing and view.taxonomy_text is not None:
-        plan.taxonomy = with_repos(view.taxonomy_text, missing).encode("utf-8")
+    if (missing or plan.added_tags) and view.taxonomy_text is not None:
+        text = with_repos(view.taxonomy_text, missing) if missing else view.taxonomy_text
+        for tag in plan.added_tags:
+            text = with_entry(text, tag.split("/", 1)[0], plan.new_tags[tag])
+        plan.taxonomy = text.encode("utf-8")
 
 
 def with_repos(text: str, repos: list[str]) -> str:
     """`_taxonomy.md` with a line for each repository, after the last one under `## Repos`."""
-    lines = text.split("\n")
     new = [f"- `{repo}` — The {repo} repository (added by `lore import`)." for repo in repos]
-    start = next((i for i, line in enumerate(lines) if line.strip().lower() == "## repos"), None)
+    for line in new:
+        text = with_entry(text, "Repos", line)
+    return text
+
+
+def with_entry(text: str, section: str, line: str) -> str:
+    """`_taxonomy.md` with `line` after the last entry of `## section` (made at the end if
+    there is none)."""
+    lines = text.split("\n")
+    start = next(
+        (i for i, row in enumerate(lines) if row.strip().lower() == f"## {section.lower()}"), None
+    )
     if start is None:
         tail = [] if not lines or lines[-1] == "" else [""]
-        return "\n".join([*lines, *tail, "## Repos", *new, ""])
+        body = lines[:-1] if lines and lines[-1] == "" else lines
+        return "\n".join(
+            [*body, *(["", f"## {section}"] if body else [f"## {section}"]), line, *tail]
+        )
     end = start + 1
     while end < len(lines) and not lines[end].startswith("## "):
         end += 1
     last = max(
         (i for i in range(start + 1, end) if lines[i].lstrip().startswith("- `")), default=start
     )
-    return "\n".join([*lines[: last + 1], *new, *lines[last + 1 :]])
+    return "\n".join([*lines[: last + 1], line, *lines[last + 1 :]])
 
 
 def check_batch(
@@ -177,11 +203,11 @@ def check_batch(
     if not candidates:
         return {}
     result = curate(view.root, drafts=drafts, at=view.base_ref)
-    added = [f"'{repo}'" for repo in plan.added_repos]
+    added = [f"'{name}'" for name in (*plan.added_repos, *plan.added_tags)]
     found: dict[str, list[Finding]] = {}
     for finding in result.findings:
-        if finding.rule == "taxonomy/unknown-repo" and any(r in finding.message for r in added):
-            continue
+        if finding.rule in ADDED_RULES and any(name in finding.message for name in added):
+            continue  # the change adds it to `_taxonomy.md`
         found.setdefault(finding.path, []).append(finding)
     for candidate in candidates:
         candidate.findings = found.get(candidate.note.path, [])

@@ -53,6 +53,7 @@ class Draft:
     confidence: str = "medium"
     why: str = ""
     how: str = ""
+    gotchas: str = ""
     tags: list[str] = field(default_factory=list)
     repo: list[str] = field(default_factory=list)
     scope: str = ""  # the id's first part (the repository, else the kind)
@@ -70,6 +71,8 @@ class Draft:
             parts.append(f"## Why\n{self.why.strip()}\n")
         if self.how.strip():
             parts.append(f"## How\n{self.how.strip()}\n")
+        if self.gotchas.strip():
+            parts.append(f"## Gotchas\n{self.gotchas.strip()}\n")
         if related_ids:
             parts.append("## Related\n" + "\n".join(f"[[{i}]]" for i in related_ids) + "\n")
         return "\n".join(parts)
@@ -124,6 +127,8 @@ class ImportPlan:
     skipped: list[Skip] = field(default_factory=list)
     taxonomy: bytes | None = None  # `_taxonomy.md` with the repositories it adds
     added_repos: list[str] = field(default_factory=list)
+    new_tags: dict[str, str] = field(default_factory=dict)  # tag -> its `_taxonomy.md` line
+    added_tags: list[str] = field(default_factory=list)  # the new tags the candidates use
     notices: list[str] = field(default_factory=list)
     sources: list[Path] = field(default_factory=list)  # the folders and files read (real)
 

@@ -115,7 +115,10 @@ def propose_plan(
 
 def _needs_taxonomy(plan: ImportPlan, group: list[Candidate]) -> bool:
     added = {repo.lower() for repo in plan.added_repos}
-    return any(repo.lower() in added for c in group for repo in c.note.repo)
+    tags = set(plan.added_tags)
+    return any(repo.lower() in added for c in group for repo in c.note.repo) or any(
+        tag in tags for c in group for tag in c.note.tags
+    )
 
 
 def _title(plan: ImportPlan, group: list[Candidate]) -> str:
@@ -136,6 +139,17 @@ def pr_body(
     if plan.added_repos and TAXONOMY_FILE:
         repos = ", ".join(f"`{md_escape(r, 80)}`" for r in plan.added_repos)
         lines += [f"Adds {repos} to `_taxonomy.md` (under `## Repos`).", ""]
+    if plan.added_tags:
+        lines += [
+            "No tag of the taxonomy fitted some notes, so this proposes these in "
+            "`_taxonomy.md` (keep, rename or merge them before merging):",
+            "",
+            *(
+                f"- {md_escape(plan.new_tags[tag].removeprefix('- '), 300)}"
+                for tag in plan.added_tags
+            ),
+            "",
+        ]
     lines += ["### Notes", "", "| note | type | from |", "| --- | --- | --- |"]
     for candidate in group[:MAX_LISTED]:
         note, draft = candidate.note, candidate.draft
