@@ -93,14 +93,15 @@ def repositories(split: str | None) -> list[dict[str, Any]]:
     return [r for r in found if r["split"] == split]
 
 
-def full_pairs() -> dict[str, list[tuple[str, str]]]:
-    """(new file, old file) of every full supersession the authors recorded, by repository."""
+def recorded_pairs(kind: str) -> dict[str, list[tuple[str, str]]]:
+    """(new file, old file) of every supersession of `kind` ("full" or "partial") the
+    authors recorded, by repository."""
     pairs: dict[str, list[tuple[str, str]]] = {}
     for source in (PAIRS, HELD_OUT):
         if not source.exists():
             continue
         for pair in tomllib.loads(source.read_text(encoding="utf-8")).get("supersession", []):
-            if pair.get("kind") == "full":
+            if pair.get("kind") == kind:
                 pairs.setdefault(pair["repo"], []).append((pair["new"], pair["old"]))
     return pairs
 
@@ -165,7 +166,14 @@ def measure(repository: dict[str, Any], snapshot: Path, scratch: Path, show: boo
     held = [n for n in adrs if n not in withdrawn_files]
     made = [n for n in held if n in by_file]
     passing = [c for c in plan.candidates if not c.errors]
-    pairs = full_pairs().get(name, [])
+    pairs = recorded_pairs("full").get(name, [])
+    partial = recorded_pairs("partial").get(name, [])
+    file_of = {c.note.id: f for f, c in by_file.items()}
+    links = [
+        (file, file_of.get(old, old)) for file, c in by_file.items() for old in c.note.supersedes
+    ]
+    unrecorded = [p for p in links if p not in pairs]
+    partial_as_full = [p for p in links if p in partial]
     kept = [
         (new, old)
         for new, old in pairs
@@ -185,6 +193,9 @@ def measure(repository: dict[str, Any], snapshot: Path, scratch: Path, show: boo
         "passing": len(passing),
         "full_supersessions": len(pairs),
         "kept": len(kept),
+        "supersedes_made": len(links),
+        "supersedes_unrecorded": len(unrecorded),
+        "partial_made_full": len(partial_as_full),
         "untagged": sum(1 for c in plan.candidates if not c.note.tags),
         "errors_by_rule": dict(Counter(f.rule for c in plan.candidates for f in c.errors)),
         "skipped_by_reason": dict(Counter(r.split(":", 1)[0] for r in skipped.values())),
@@ -202,6 +213,16 @@ def measure(repository: dict[str, Any], snapshot: Path, scratch: Path, show: boo
         for new, old in pairs:
             if (new, old) not in kept:
                 print(f"  supersession lost: {new} -> {old}")
+                for file in (new, old):
+                    if file in by_file:
+                        draft = by_file[file].draft
+                        print(f"    {file}: supersedes {list(by_file[file].note.supersedes)}")
+                        for note in draft.unmapped:
+                            print(f"      · {note}")
+                    else:
+                        print(f"    {file}: not a note ({skipped.get(file, '?')})")
+        for new, old in unrecorded:
+            print(f"  supersedes, not recorded as full: {new} -> {old}")
         for candidate in plan.candidates:
             note = candidate.note
             print(f"  tags: {candidate.draft.source}: {note.title!r} {list(note.tags)}")
@@ -216,7 +237,8 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
     total = Counter[str]()
     for r in results:
         for key in ("adrs", "withdrawn", "held", "notes", "candidates", "passing",
-                    "full_supersessions", "kept", "untagged", "added_tags"):  # fmt: skip
+                    "full_supersessions", "kept", "supersedes_made", "supersedes_unrecorded",
+                    "partial_made_full", "untagged", "added_tags"):  # fmt: skip
             total[key] += r[key]
     return {
         **dict(total),

@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lore.team.imports.adr_body import note_body
-from lore.team.imports.adr_parse import AdrLink, AdrRecord, parse_adr
+from lore.team.imports.adr_links import AdrLink
+from lore.team.imports.adr_parse import AdrRecord, parse_adr
 from lore.team.imports.code_repo import CodeRepo, repo_of
 from lore.team.imports.markdown import inline_plain
 from lore.team.imports.model import Draft, ReadOptions, Skip
@@ -72,9 +73,13 @@ def read_adrs(paths: list[Path], options: ReadOptions) -> tuple[list[Draft], lis
     skipped: list[Skip] = []
     repos: dict[Path, CodeRepo] = {}
     files: list[AdrFile] = []
+    seen: set[Path] = set()  # a file in two of the folders given is read once
     for start in paths:
         listed, passed = _walk(start)
         for entry, folder, reason in listed:
+            if entry.path in seen:
+                continue
+            seen.add(entry.path)
             repo = repo_of(entry.path, options.repo, repos)
             source = repo.relative(entry.path) if repo is not None else entry.shown
             if reason:
@@ -173,9 +178,15 @@ def _shown_in_repo(
 
 
 def _link_pairs(records: list[AdrFile]) -> None:
+    """Each pair's link as its records say it: a full supersession becomes `supersedes` on
+    the newer note (the older is inactive); a partial one, or an amendment, a Related link.
+    What a status line or a field states outweighs what a sentence of prose implies, so
+    "Superseded by [ADR-0038]" in one status line stands against "supersedes that
+    description in ADR-0015" in the other's prose; two records that each say the other
+    replaced it are only related."""
     by_path = {adr.path: adr for adr in records}
-    full: dict[tuple[int, int], tuple[AdrFile, AdrFile]] = {}  # (older, newer) by id()
-    partial: set[frozenset[int]] = set()
+    full: dict[tuple[int, int], tuple[AdrFile, AdrFile, bool]] = {}  # (older, newer) by id()
+    partial: dict[frozenset[int], bool] = {}  # pair -> stated
     related: dict[frozenset[int], tuple[AdrFile, AdrFile]] = {}
     for adr in records:
         record = adr.record
@@ -191,24 +202,28 @@ def _link_pairs(records: list[AdrFile]) -> None:
                 continue
             pair = frozenset((id(adr), id(other)))
             if link.kind == "related" or record.partial:
-                if "superse" in link.wording.lower():
-                    partial.add(pair)
+                if "superse" in link.wording.lower() or "replac" in link.wording.lower():
+                    partial[pair] = partial.get(pair, False) or link.stated
                 related.setdefault(pair, (adr, other))
-            elif link.kind == "superseded-by":
-                full[(id(adr), id(other))] = (adr, other)
-            else:
-                full[(id(other), id(adr))] = (other, adr)
-    for key, (older, newer) in full.items():
+                continue
+            key = (id(adr), id(other)) if link.kind == "superseded-by" else (id(other), id(adr))
+            older, newer = (adr, other) if link.kind == "superseded-by" else (other, adr)
+            stated = link.stated or (key in full and full[key][2])
+            full[key] = (older, newer, stated)
+    for key, (older, newer, stated) in full.items():
         pair = frozenset(key)
-        if pair in partial or (key[1], key[0]) in full:
-            if (key[1], key[0]) in full:
-                older.notes.append(
-                    f"it and {newer.source} each say the other replaced it: linked as related"
-                )
+        if (key[1], key[0]) in full:
+            older.notes.append(
+                f"it and {newer.source} each say the other replaced it: linked as related"
+            )
+            related.setdefault(pair, (older, newer))
+            continue
+        if pair in partial and (partial[pair] or not stated):
             related.setdefault(pair, (older, newer))
             continue
         newer.older.append(older)
         older.replaced = True
+        related.pop(pair, None)
     for first, second in related.values():
         first.related.append(second)
 
@@ -230,14 +245,21 @@ def _resolve(
         for other in records:
             if _stem(other.path.name) == stem or (other.folder or "").lower() == stem:
                 return other
-    if link.number is not None:
+    number = link.number if link.number is not None else _number_in_target(link.target)
+    if number is not None:
+        numbered = [o for o in records if o.record is not None and _number_of(o) == number]
+        named = _slug_words(link.target)
+        if named:  # a link to `0016-compliance-documentation.md`, a file no longer there:
+            numbered = [o for o in numbered if named & _slug_words(o.path.stem)]  # not 0016-x
         same_folder = [
-            o for o in records
-            if (o.path.parent.parent if o.folder else o.path.parent) == base
-            and o.record is not None and _number_of(o) == link.number
-        ]  # fmt: skip
-        if len(same_folder) == 1:
-            return same_folder[0]
+            o for o in numbered if (o.path.parent.parent if o.folder else o.path.parent) == base
+        ]
+        for found in (same_folder, numbered):  # the folder's own first, then the import's
+            if len(found) == 1:
+                return found[0]
+            closest = _closest(adr, found)  # two records share a number: the one it speaks of
+            if closest is not None:
+                return closest
     wanted = _title_key(link.text)
     if wanted:
         titled = [
@@ -248,14 +270,54 @@ def _resolve(
     return None
 
 
+def _closest(adr: AdrFile, found: list[AdrFile]) -> AdrFile | None:
+    """Of records that share a number, the only one whose name shares a word with `adr`'s."""
+    if adr.record is None or len(found) < 2:
+        return None
+    own = set(_title_key(adr.record.title).split()) | set(_title_key(adr.path.stem).split())
+    own = {word for word in own if len(word) > 3}
+
+    def shared(other: AdrFile) -> int:
+        title = other.record.title if other.record is not None else ""
+        words = set(_title_key(title).split()) | set(_title_key(other.path.stem).split())
+        return len(own & words)
+
+    scores = sorted(((shared(o), o) for o in found), key=lambda pair: -pair[0])
+    if scores[0][0] > 0 and scores[0][0] > scores[1][0]:
+        return scores[0][1]
+    return None
+
+
+def _slug_words(target: str) -> set[str]:
+    """The words of a file name after its number: `0016-compliance-documentation.md`."""
+    name = target.split("#", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+    name = re.sub(r"\.(?:html?|md|markdown)$", "", name, flags=re.IGNORECASE)
+    return {w for w in re.findall(r"[a-z]+", name.lower()) if len(w) > 3 and w != "adr"}
+
+
+def _number_in_target(target: str) -> int | None:
+    """The number a link's path names: `ADR045-use-forms-api.md`, `/adr/23`, `/adr/ADR-291`."""
+    name = target.split("#", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+    match = re.match(r"^(?:ad[rd]?[-_]?)?(\d{1,5})(?:[-_.]|$)", name, re.IGNORECASE)
+    if match is None or re.match(r"^\d{8}", name):
+        return None
+    return int(match[1])
+
+
 def _stem(name: str) -> str:
     """`ADR021-x.html.md` and a site's `ADR021-x/` name the same record."""
     return re.sub(r"(?:\.html?)?(?:\.md|\.markdown)?$", "", name.lower())
 
 
 def _number_of(adr: AdrFile) -> int | None:
-    match = re.match(r"^(?:adr[-_]?)?(\d{1,5})[-_.]", adr.folder or adr.path.name, re.IGNORECASE)
-    if match and not re.match(r"^\d{8}", adr.folder or adr.path.name):
+    """The record's number from its file (or folder) name: `0007-…`, `ADR-12-…`, `adr_3.md`,
+    `2023-09-08_026-…` (a date, then the number); else the one its title gave."""
+    name = adr.folder or adr.path.name
+    dated = re.match(r"^\d{4}-?\d{2}-?\d{2}[-_](\d{1,5})[-_.]", name)
+    if dated:
+        return int(dated[1])
+    match = re.match(r"^(?:ad[rd]?[-_]?)?(\d{1,5})[-_.]", name, re.IGNORECASE)
+    if match and not re.match(r"^\d{8}|^\d{4}-\d{2}-\d{2}", name):
         return int(match[1])
     return adr.record.number if adr.record is not None else None
 
@@ -278,7 +340,7 @@ def _draft(adr: AdrFile, options: ReadOptions) -> Draft | Skip:
             "rejected: the team decided against it, and a note would be served as a current "
             "decision",
         )
-    if status == "deprecated":
+    if status == "deprecated" and not adr.replaced:
         return Skip(
             adr.source, "deprecated: it no longer holds, and nothing in this import replaces it"
         )

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
+from lore.team.imports.adr_links import FIELDS, AdrLink, record_links
 from lore.team.imports.markdown import (
     Block,
     blocks,
@@ -70,6 +71,7 @@ _ROLES = {
     "design": "design", "basic design": "design", "solution overview": "design",
     "approach": "design", "specification": "design", "proposed solution": "design",
     "consequences": "consequences", "links": "links", "related decisions": "links",
+    "deprecation reason": "deprecation", "deprecation": "deprecation",
     "related": "links", "related adrs": "links", "see also": "links",
 }  # fmt: skip
 # A heading's role by its first words, when it is not one of the names above: the
@@ -94,7 +96,8 @@ _GOOD = re.compile(r"^\s*(?:good|pro|positive|benefit)s?\b[,:]?\s*(?:because\b)?
 _BAD = re.compile(r"^\s*(?:bad|con|negative|drawback|risk)s?\b[,:]?\s*(?:because\b)?\s*", re.I)
 _META = re.compile(
     r"^\s*(?:[-*+]\s+)?\**(?P<key>status|date|deciders|decision[- ]makers|tags|technical story|"
-    r"authors?|title)\**\s*:\s*\**\s*(?P<value>.*?)\s*$",
+    r"authors?|title|supersedes|superseded[ _-]by|replaces|replaced[ _-]by|amends|"
+    r"amended[ _-]by|supplements|supplemented[ _-]by)\**\s*:\s*\**\s*(?P<value>.*?)\s*$",
     re.IGNORECASE,
 )
 _META_ROW = re.compile(r"^\s*\|\s*\**(status|date)\**\s*\|\s*(.*?)\s*\|", re.IGNORECASE)
@@ -111,38 +114,6 @@ _DATE_PREFIX = re.compile(r"^(\d{4})-?(\d{2})-?(\d{2})[-_]")
 _NUMBER_PREFIX = re.compile(r"^(?:adr[-_]?)?(\d{1,5})[-_.]", re.IGNORECASE)
 _ISO = re.compile(r"(?<!\d)(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)")
 _WORDY_DATES = ("%d %B %Y", "%d %b %Y", "%B %d %Y", "%b %d %Y")
-
-# ---- links between ADRs ----
-_REF = re.compile(
-    r"\[(?P<text>[^\]]*)\]\((?P<target>[^)\s]+)\)"
-    r"|\bADR[\s#-]*(?P<num>\d{1,5})\b|(?<![\w/])#(?P<hash>\d{1,5})\b",
-    re.IGNORECASE,
-)
-_PARTIAL = r"(?:partly|partially|in\s+part|parts?\s+of\s+(?:this|it|the)(?:\s+\w+){0,3}?)"
-_PHRASES = (
-    ("partial-by", re.compile(rf"{_PARTIAL}\s+(?:been\s+)?super[sc]ee?ded\s+(?:by\s+)?", re.I)),
-    ("partial-of", re.compile(rf"{_PARTIAL}\s+super[sc]edes?\s+", re.I)),
-    ("partial-of", re.compile(
-        r"\bsuper[sc]edes?\s+(?:some\s+aspects|aspects|parts?|some\s+parts?|portions?)"
-        r"\s+of\s+", re.I)),
-    ("by", re.compile(
-        r"\b(?:super[sc]ee?ded|replaced|obsoleted|overridden)\s+(?:in\s+full\s+)?by\s+", re.I)),
-    ("by", re.compile(r"\bsuper[sc]ee?ded\s+(?=\[)", re.I)),  # "⌛️ Superseded [0019](…)"
-    ("of", re.compile(r"\b(?:super[sc]edes?|replaces|obsoletes|overrides)\s+(?:the\s+)?", re.I)),
-    ("related", re.compile(
-        r"\b(?:amend(?:s|ed\s+by)|clarifie(?:s|d\s+by)|refine(?:s|d\s+by)|extend(?:s|ed\s+by)|"
-        r"relates?\s+to|related\s+to|see\s+also|complement(?:s|ed\s+by)|depends\s+on|"
-        r"updated\s+by|updates)\s+", re.I)),
-)  # fmt: skip
-
-
-@dataclass(frozen=True)
-class AdrLink:
-    kind: str  # "superseded-by" (the target is newer), "supersedes", "related"
-    target: str  # the link's path as written, or ""
-    number: int | None  # "ADR 5", "#0033", or the number in the link text
-    text: str  # the link text (a title, when there is no number)
-    wording: str  # the phrase, for messages
 
 
 @dataclass
@@ -169,9 +140,12 @@ def parse_adr(text: str, filename: str, folder: str | None = None) -> AdrRecord 
     why it is not one."""
     if _is_template_name(folder or filename):
         return "a template (its name says so), not a decision"
-    fields, body, problem = split_frontmatter(text.replace("\r\n", "\n"))
+    text = text.replace("\r\n", "\n")
+    fields, body, problem = split_frontmatter(text)
     if problem:
         return problem
+    if not fields and body != text:  # a `---` block of `- key: value` lines, not a mapping
+        fields = _listed_fields(text[: len(text) - len(body)])
     body = visible_text(body)
     found = blocks(body)
     title_block = next((b for b in found if b.kind == "heading"), None)
@@ -193,6 +167,7 @@ def parse_adr(text: str, filename: str, folder: str | None = None) -> AdrRecord 
     title = cut_title(title or _title_from_name(folder or filename))
     sections = _sections(found)
     status_text = meta.get("status") or _text_of(sections.get("status", []))
+    status_text = re.sub(r"~~.*?~~", "", status_text).strip()  # a status struck out is gone
     decision, decision_from = _decision(sections, found, title)
     if not decision:
         return "no text to make a note of: no section holds a paragraph or a list"
@@ -213,8 +188,30 @@ def parse_adr(text: str, filename: str, folder: str | None = None) -> AdrRecord 
     )
     record.partial = bool(re.search(r"\b(?:partly|partially|in part)\b", status_text, re.I))
     record.date, record.date_from = _date(fields, meta, status_text, folder or filename)
-    record.links = _links(found, sections, status_text)
+    listed = {id(b) for name in ("status", "links") for b in sections.get(name, [])}
+    record.links = record_links(
+        status_text,
+        _text_of(sections.get("links", [])),
+        (
+            line
+            for block in found
+            if id(block) not in listed and block.kind != "code"
+            for line in (_lines_of(block) if block.kind != "heading" else [block.text])
+        ),
+        {**fields, **{k: v for k, v in meta.items() if k in FIELDS}},
+        _text_of(sections.get("deprecation", [])),
+    )
     return record
+
+
+def _listed_fields(head: str) -> dict[str, Any]:
+    """Metadata written as a `---` block of `- key: value` lines."""
+    found: dict[str, Any] = {}
+    for line in head.split("\n"):
+        match = _META.match(line)
+        if match and match["value"]:
+            found.setdefault(match["key"].lower(), match["value"])
+    return found
 
 
 def _is_template_name(name: str) -> bool:
@@ -289,9 +286,10 @@ _STATUS_NOTE = re.compile(
     re.I,
 )
 _STATUS_LEAD = re.compile(
-    r"^(?:(?:OUTDATED|SUPERSEDED|DEPRECATED|OBSOLETE|REJECTED|DRAFT|WIP)\b[\s:–—-]*"
-    r"|(?:outdated|superseded|deprecated|obsolete|rejected|draft|wip)\s*[:–—-]\s*)",
-    re.IGNORECASE,
+    r"^(?:OUTDATED|SUPERSEDED|DEPRECATED|OBSOLETE|REJECTED|DRAFT|WIP)\b[\s:–—-]*"
+)  # in capitals: a mark put in front; "Deprecated TLS Versions" is a title
+_STATUS_LABEL = re.compile(
+    r"^(?:outdated|superseded|deprecated|obsolete|rejected|draft|wip)\s*[:–—-]\s*", re.I
 )
 _STATUS_TAIL = re.compile(
     r"\s*[:–—-]\s*(?:outdated|superseded|deprecated|obsolete|rejected)\b.*$", re.I
@@ -307,6 +305,7 @@ def undecorated(title: str) -> str:
         text = _STATUS_NOTE.sub("", text)
         text = _TITLE_LABEL.sub("", text)
         text = _STATUS_LEAD.sub("", text)
+        text = _STATUS_LABEL.sub("", text)
         text = _STATUS_TAIL.sub("", text)
         text = _TITLE_SUFFIX.sub("", text).strip()
     return text or title.strip()
@@ -336,7 +335,7 @@ def _lines_of(block: Block) -> list[str]:
         return block.text.split("\n")
     if block.kind == "item":
         return [block.text, *(line for child in block.children for line in _lines_of(child))]
-    if block.kind == "paragraph":
+    if block.kind in ("paragraph", "quote"):
         # A paragraph of `Key: value` lines was joined with spaces: split it again.
         return re.split(
             r"\s+(?=\**(?:status|date|deciders|tags|technical story)\**\s*:)",
@@ -490,81 +489,6 @@ def _date(
         except ValueError:
             pass
     return None, ""
-
-
-def _links(found: list[Block], sections: dict[str, list[Block]], status: str) -> list[AdrLink]:
-    """Links to other ADRs, from the status, the links section and explicit sentences."""
-    links: list[AdrLink] = []
-    status_lines = [status] if status else []
-    for line in [*status_lines, _text_of(sections.get("links", []))]:
-        links += _phrase_links(line, explicit_only=False)
-    seen = set(links)
-    listed = {id(b) for name in ("status", "links") for b in sections.get(name, [])}
-    for block in found:
-        if id(block) in listed or block.kind == "code":
-            continue
-        for line in _lines_of(block):
-            for link in _phrase_links(line, explicit_only=True):
-                if link not in seen:
-                    seen.add(link)
-                    links.append(link)
-    return links
-
-
-def _phrase_links(text: str, *, explicit_only: bool) -> list[AdrLink]:
-    found: list[AdrLink] = []
-    taken: list[tuple[int, int]] = []
-    for kind, pattern in _PHRASES:
-        for match in pattern.finditer(text):
-            if any(start <= match.start() < end for start, end in taken):
-                continue
-            taken.append((match.start(), match.end()))
-            rest = text[match.end() : match.end() + 400]
-            position, refs = 0, 0
-            for ref in _REF.finditer(rest):
-                if _SENTENCE_GAP.search(rest[position : ref.start()]):
-                    break  # the phrase's sentence ended before this reference
-                position = ref.end()
-                if ref["target"] is not None and not _RECORD_LINK.search(ref["target"]):
-                    continue  # a link to somewhere other than another record
-                if explicit_only and ref["target"] is None and ref["num"] is None:
-                    continue
-                refs += 1
-                found.append(_link(kind, ref, match[0].strip()))
-            if not refs and not explicit_only and kind in ("by", "of"):
-                title = inline_plain(_SENTENCE_GAP.split(rest, maxsplit=1)[0]).strip(" .")
-                if title:
-                    found.append(AdrLink(_KINDS[kind], "", None, title, match[0].strip()))
-    return found
-
-
-_SENTENCE_GAP = re.compile(r"[.;](?:\s|$)|\n")
-# A link to another record: a markdown file, a folder, a site's page (`.html`, or a
-# relative path with no extension, as documentation sites write them).
-_RECORD_LINK = re.compile(
-    r"\.(?:md|markdown|html?)(?:#.*)?$|/$|/README(?:\.md)?$|^(?![a-z]+:)(?!#)(?:\.\.?/)*[^.#]*[^/.#]$",
-    re.IGNORECASE,
-)
-_KINDS = {
-    "by": "superseded-by",
-    "of": "supersedes",
-    "partial-by": "related",
-    "partial-of": "related",
-    "related": "related",
-}
-
-
-def _link(kind: str, ref: re.Match[str], wording: str) -> AdrLink:
-    text = inline_plain(ref["text"] or "")
-    number: int | None = None
-    raw = ref["num"] or ref["hash"]
-    if raw:
-        number = int(raw)
-    else:
-        leading = re.match(r"^\s*(?:adr[\s#-]*)?#?(\d{1,5})\b", text, re.IGNORECASE)
-        if leading and not re.match(r"^\d{8}", text):
-            number = int(leading[1])
-    return AdrLink(_KINDS[kind], ref["target"] or "", number, text, wording)
 
 
 __all__ = ["STATUSES", "AdrLink", "AdrRecord", "parse_adr", "parse_date", "sentences"]
