@@ -364,7 +364,7 @@ def _draft(adr: AdrFile, options: ReadOptions) -> Draft | Skip:
     body = note_body(record, options.max_words)
     if not body.what:
         return Skip(adr.source, "its decision section has no text")
-    notes = [*adr.notes, *body.notes]
+    notes = [*adr.notes, *record.notes, *body.notes]
     if body.left_out:
         notes.append("left out: " + ", ".join(body.left_out))
     if not status:

@@ -133,6 +133,7 @@ class AdrRecord:
     consequences: list[Block] = field(default_factory=list)  # Nygard's, MADR's ### Consequences
     benefits: list[Block] = field(default_factory=list)  # MADR 2's Positive Consequences
     drawbacks: list[Block] = field(default_factory=list)  # MADR 2's Negative Consequences
+    notes: list[str] = field(default_factory=list)  # what the reader should know of the file
 
 
 def parse_adr(text: str, filename: str, folder: str | None = None) -> AdrRecord | str:
@@ -142,9 +143,11 @@ def parse_adr(text: str, filename: str, folder: str | None = None) -> AdrRecord 
         return "a template (its name says so), not a decision"
     text = text.replace("\r\n", "\n")
     fields, body, problem = split_frontmatter(text)
-    if problem:
-        return problem
-    if not fields and body != text:  # a `---` block of `- key: value` lines, not a mapping
+    unreadable = ""
+    if problem:  # "title: ADR-001: Rack App Naming" is no YAML, but a reader sees its fields
+        unreadable = problem
+        fields = _listed_fields(text[: len(text) - len(body)])
+    elif not fields and body != text:  # a `---` block of `- key: value` lines
         fields = _listed_fields(text[: len(text) - len(body)])
     body = visible_text(body)
     found = blocks(body)
@@ -186,6 +189,8 @@ def parse_adr(text: str, filename: str, folder: str | None = None) -> AdrRecord 
         benefits=sections.get("benefits", []),
         drawbacks=sections.get("drawbacks", []),
     )
+    if unreadable:
+        record.notes.append(f"{unreadable}: its fields were read line by line")
     record.partial = bool(re.search(r"\b(?:partly|partially|in part)\b", status_text, re.I))
     record.date, record.date_from = _date(fields, meta, status_text, folder or filename)
     listed = {id(b) for name in ("status", "links") for b in sections.get(name, [])}
@@ -205,22 +210,33 @@ def parse_adr(text: str, filename: str, folder: str | None = None) -> AdrRecord 
 
 
 def _listed_fields(head: str) -> dict[str, Any]:
-    """Metadata written as a `---` block of `- key: value` lines."""
+    """Metadata read line by line (`key: value`, split at the first colon; `- key: value`):
+    a `---` block that is not a YAML mapping, or not YAML at all."""
     found: dict[str, Any] = {}
     for line in head.split("\n"):
-        match = _META.match(line)
-        if match and match["value"]:
-            found.setdefault(match["key"].lower(), match["value"])
+        match = re.match(r"^\s*(?:[-*+]\s+)?([A-Za-z][\w -]{0,40}?)\s*:\s*(.*?)\s*$", line)
+        if match and match[2] and line.strip() != "---":
+            found.setdefault(match[1].strip().lower(), match[2].strip().strip("\"'"))
     return found
 
 
+_TEMPLATE_WORDS = frozenset(
+    {"template", "adr", "madr", "decision", "record", "records", "architecture", "nnnn", "xxxx",
+     "tmpl", "short", "title", "lightweight", "nygard", "new", "example", "sample"}
+)  # fmt: skip
+
+
 def _is_template_name(name: str) -> bool:
-    """`template.md`, `adr-template.md`, `0000-TEMPLATE.md`, `template-madr.md` — not
-    `0010-django-templates.md` or `0039-use-apache-velocity-as-template-engine.md`."""
+    """A template's file is named only for being one: `template.md`, `adr-template.md`,
+    `0000-TEMPLATE.md`, `NNNN-adr-template.md`, `template-madr.md` — not a record about
+    templates (`0010-django-templates.md`, `0002-use-adr-tools-with-custom-template.md`)."""
     stem = re.sub(r"\.(?:md|markdown)$", "", name, flags=re.IGNORECASE)
-    words = re.split(r"[-_ .]+", stem.lower())
-    words = [w for w in words if w and not w.isdigit()]
-    return bool(words) and (words[-1] == "template" or (words[0] == "template" and len(words) <= 2))
+    words = [w for w in re.split(r"[-_ .]+", stem.lower()) if w]
+    number = next((w for w in words if w.isdigit()), None)
+    words = [w for w in words if not w.isdigit()]
+    if number is not None and int(number) != 0:
+        return False  # a numbered record
+    return "template" in words and set(words) <= _TEMPLATE_WORDS
 
 
 def _decision(
