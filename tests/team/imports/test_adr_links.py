@@ -153,6 +153,8 @@ def test_what_prose_implies_is_weaker_than_what_a_status_states() -> None:
         ("~~Cache in Redis~~ (deprecated)", "Cache in Redis"),
         ("Deprecated TLS Versions", "Deprecated TLS Versions"),  # a title about deprecation
         ("Security Groups Decision Record", "Security Groups"),  # gsp
+        ("Use Kafka - Superseded by ADR 12", "Use Kafka"),
+        ("— OUTDATED Use protobufs for submission data", "Use protobufs for submission data"),
     ],
 )
 def test_titles_lose_what_was_put_around_them(title: str, name: str) -> None:

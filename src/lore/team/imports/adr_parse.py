@@ -308,7 +308,9 @@ _STATUS_LABEL = re.compile(
     r"^(?:outdated|superseded|deprecated|obsolete|rejected|draft|wip)\s*[:–—-]\s*", re.I
 )
 _STATUS_TAIL = re.compile(
-    r"\s*[:–—-]\s*(?:outdated|superseded|deprecated|obsolete|rejected)\b.*$", re.I
+    r"\s*[:–—-]\s*(?:outdated|superseded|deprecated|obsolete|rejected)"
+    r"(?:\s+(?:by|in favou?r of)\b.*)?\s*$",
+    re.I,
 )
 
 

@@ -20,6 +20,7 @@ from typing import Any
 from lore.curator.finding import Finding
 from lore.note.model import Note
 from lore.sanitize import sanitize_field
+from lore.sanitize.markdown import sanitize_markdown
 from lore.team.imports.tagging import Tagger
 from lore.versioned import versioned
 
@@ -57,6 +58,7 @@ class Draft:
     tags: list[str] = field(default_factory=list)
     repo: list[str] = field(default_factory=list)
     scope: str = ""  # the id's first part (the repository, else the kind)
+    section: str = ""  # the heading the source files it under, when it has one
     source_url: str | None = None
     match_key: str | None = None  # the same source in a later run has the same key
     supersedes: list[str] = field(default_factory=list)  # draft keys, or `id:<note id>`
@@ -66,6 +68,12 @@ class Draft:
     unmapped: list[str] = field(default_factory=list)  # what of the source was not kept
 
     def body(self, related_ids: list[str]) -> str:
+        """The note's body. Quoted HTML that can run or fetch (`<script>`, `<img>`, `<form>`)
+        is neutralised even in code, as the curator asks (`lore.sanitize.sanitize_markdown`
+        prints it with ‹ and ›): a rule that names a tag is kept, not blocked."""
+        return sanitize_markdown(self._sections(related_ids))
+
+    def _sections(self, related_ids: list[str]) -> str:
         parts = [f"## What\n{self.what.strip()}\n"]
         if self.why.strip():
             parts.append(f"## Why\n{self.why.strip()}\n")

@@ -23,6 +23,7 @@ quoted, for the reviewer to keep or rewrite.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from lore.note.ids import slugify
@@ -91,6 +92,7 @@ def propose_tags(drafts: list[Draft], taxonomy: Taxonomy | None) -> list[NewTag]
     existing = _existing_names(taxonomy)
     dimensions = set(taxonomy.dimensions) if taxonomy is not None else set()
     texts = [_words(f"{d.title} {d.what} {d.why}") for d in drafts]
+    sections = Counter(_section_topic(d.section) for d in untagged if _section_topic(d.section))
     made: dict[str, NewTag] = {}
     for draft in untagged:
         lead = draft.what.split("\n", 1)[0]
@@ -98,10 +100,15 @@ def propose_tags(drafts: list[Draft], taxonomy: Taxonomy | None) -> list[NewTag]
         found = title_terms + [t for t in _terms(lead, strict=True) if t not in title_terms]
         spread = {term: sum(1 for text in texts if _mentions(text, term[1])) for term in found}
         shared = [term for term in found if spread[term] >= 2]
-        if shared:
+        section = _section_topic(draft.section)
+        if section and sections[section] >= 2:  # the pieces a file groups under one heading
+            kind, display = "topic", section
+        elif shared:
             kind, display = min(shared, key=lambda t: (t[0] != "named", found.index(t)))
         elif title_terms:
             kind, display = title_terms[0]
+        elif _terms(lead):  # a title that names nothing ("009"): the first sentence does
+            kind, display = _terms(lead)[0]
         else:
             continue
         slug = slugify(display, MAX_WORDS)
@@ -115,6 +122,34 @@ def propose_tags(drafts: list[Draft], taxonomy: Taxonomy | None) -> list[NewTag]
         if tag in made:
             draft.unmapped.append(f"no tag of the taxonomy fits: proposes {tag} beside it")
     return list(made.values())
+
+
+# A heading that names a part of a document, not what the part is about, names no tag.
+_DOCUMENT_PARTS = frozenset(
+    (
+        "overview", "introduction", "summary", "guidelines", "guideline", "rules", "rule",
+        "notes", "note", "important", "general", "misc", "miscellaneous", "other", "tips",
+        "instructions", "requirements", "details", "reference", "references", "about",
+        "background", "context", "faq", "do", "don't", "dos", "donts", "best practices",
+        "conventions", "key points", "quick start", "getting started", "examples", "example",
+    )
+)  # fmt: skip
+# A heading asked as a question or naming things to do names no subject either.
+_NO_SUBJECT = re.compile(r"^(?:what|how|why|when|where|who|which|things|do|don'?t)\b", re.I)
+# Capitals for emphasis are no name: "ALWAYS format Go code", "NEVER commit secrets".
+_EMPHASIS = frozenset(
+    ("always", "never", "must", "not", "important", "note", "warning", "only", "do", "dont",
+     "don't", "should", "critical", "required", "todo", "avoid", "prefer", "use", "all", "no")
+)  # fmt: skip
+
+
+def _section_topic(heading: str) -> str:
+    """The subject a section heading names ("Testing", "Database migrations"), or ""."""
+    words = [w for w in re.findall(r"[A-Za-z][\w.+#-]*", heading) if w.lower() not in _STOP]
+    topic = " ".join(words[:MAX_WORDS])
+    if not topic or topic.lower() in _DOCUMENT_PARTS or _NO_SUBJECT.match(topic):
+        return ""
+    return topic
 
 
 def _words(text: str) -> str:
@@ -159,8 +194,9 @@ def _terms(title: str, *, strict: bool = False) -> list[tuple[str, str]]:
     )
     named: list[str] = []
     run: list[str] = []
+    starts = _sentence_starts(title, tokens)
     for index, token in enumerate(tokens):
-        if _is_named(token, index, title_case or strict):
+        if _is_named(token, 0 if index in starts else index, title_case or strict):
             run.append(token)
             continue
         if run:
@@ -175,11 +211,23 @@ def _terms(title: str, *, strict: bool = False) -> list[tuple[str, str]]:
     return found
 
 
+def _sentence_starts(text: str, tokens: list[str]) -> set[int]:
+    """The tokens that open a sentence (after ". ", "! ", "? ", ": "): capitalised by rule."""
+    starts: set[int] = {0}
+    position = 0
+    for index, token in enumerate(tokens):
+        found = text.find(token, position)
+        if found > 0 and re.search(r"[.!?:]\s+$", text[:found]):
+            starts.add(index)
+        position = found + len(token) if found >= 0 else position
+    return starts
+
+
 def _is_named(token: str, index: int, title_case: bool) -> bool:
     if token.startswith("`"):
         return True
     letters = [c for c in token if c.isalpha()]
-    if not letters or token.lower() in _STOP:
+    if not letters or token.lower() in _STOP or token.lower().strip(".") in _EMPHASIS:
         return False
     if len(letters) >= 2 and all(c.isupper() for c in letters):
         return True  # ECS, DNS, GOV.UK

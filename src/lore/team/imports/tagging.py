@@ -2,16 +2,18 @@
 
 Principle: **a tag is what the note is about, so it must be named in the note's subject
 — its title or its first sentence — or throughout it (three mentions or more); a word
-met once in passing does not make the note about that thing.** A tag is named by its
-own name (`postgres` for `tool/postgres`, `api gateway` for `service/api-gateway`) or
-one of its aliases, as whole words; a `team/` tag names who owns the work, so only a
-phrase that names the team ("payments team", or an alias of more than one word) counts
-for it, not its bare name ("platform", "data"). Among the tags that qualify, a title
-mention weighs 3, one in the first sentence 2, any other 1; at most four are kept, the
-best first. Tags the user gives (`--tag`) come first and always stay. A source's own
-tags (basic-memory's `#tag`, foldcrumbs' `tags:`) map through the same names and
-aliases; what maps to nothing is reported, not invented. When no tag qualifies, the
-batch proposes one (`lore.team.imports.new_tags`).
+met once in passing does not make the note about that thing.** A tag is named by its own
+name (`postgres` for `tool/postgres`, `api gateway` for `service/api-gateway`) or one of
+its aliases, as whole words. An alias is a word people search with instead (DESIGN
+§2.2), often an ordinary one ("messages", "events", "api", "async"): alone, once, it is
+weak evidence, so a tag named only by aliases needs two of them, or one twice. A `team/`
+tag names who owns the work, so only a phrase that names the team ("payments team", or
+an alias of more than one word) counts for it, not its bare name ("platform"). Among the
+tags that qualify, a title mention weighs 3, one in the first sentence 2, any other 1;
+at most four are kept, the best first. Tags the user gives (`--tag`) come first and
+always stay. A source's own tags (basic-memory's `#tag`, foldcrumbs' `tags:`) map
+through the same names and aliases; what maps to nothing is reported, not invented. When
+no tag qualifies, the batch proposes one (`lore.team.imports.new_tags`).
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ class Tagger:
 
     def __init__(self, taxonomy: Taxonomy | None) -> None:
         phrases: dict[str, set[str]] = {}
+        self._own: set[tuple[str, str]] = set()  # (phrase, tag): the tag's own name
         if taxonomy is not None:
             for name, entry in taxonomy.tags.items():
                 dimension, leaf = name.split("/", 1)
@@ -62,6 +65,8 @@ class Tagger:
                 for phrase in names:
                     if phrase and len(phrase) > 1:
                         phrases.setdefault(phrase, set()).add(name)
+                self._own.add((_phrase(leaf), name))
+                self._own.add((f"{_phrase(leaf)} team", name))
         self.known = set(taxonomy.tags) if taxonomy is not None else set()
         self._phrases = phrases
         words = sorted(phrases, key=len, reverse=True)
@@ -71,23 +76,30 @@ class Tagger:
             else None
         )
 
-    def _hits(self, text: str) -> Counter[str]:
+    def _hits(self, text: str, named: dict[str, list[str]] | None = None) -> Counter[str]:
         found: Counter[str] = Counter()
         if self._pattern is None:
             return found
         for match in self._pattern.finditer(_phrase(text)):
             for tag in self._phrases[match[1]]:
                 found[tag] += 1
+                if named is not None:
+                    named.setdefault(tag, []).append(match[1])
         return found
 
     def suggest(self, title: str, body: str, given: Sequence[str] = ()) -> list[str]:
         """The tags the note is about (see the module docstring), best first, after `given`."""
         lead, rest = _first_sentence(body)
-        in_title, in_lead, in_rest = self._hits(title), self._hits(lead), self._hits(rest)
+        named: dict[str, list[str]] = {}
+        in_title = self._hits(title, named)
+        in_lead, in_rest = self._hits(lead, named), self._hits(rest, named)
         scores: Counter[str] = Counter()
         for tag in {*in_title, *in_lead, *in_rest}:
             if not (in_title[tag] or in_lead[tag] or in_rest[tag] >= THROUGHOUT):
                 continue  # named only in passing
+            phrases = named[tag]
+            if not any((p, tag) in self._own for p in phrases) and len(phrases) < 2:
+                continue  # one ordinary word that is only an alias
             scores[tag] = (
                 TITLE_WEIGHT * in_title[tag] + LEAD_WEIGHT * in_lead[tag] + min(in_rest[tag], 5)
             )
