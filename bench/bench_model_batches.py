@@ -2,15 +2,17 @@
 
 No model is called. Each note of the vault is checked as a proposal on its own (`lore
 curate notes/x.md`, paths mode: judged against the rest of the vault), and the review's
-own code picks its candidates the rules left alone (`notes_to_judge`, `max_related` 4)
-and builds the one request for that note (`build_batch`). Reported:
+own code picks the notes to ask about (`notes_to_judge`: the notes it points at, then
+`max_related`, the setting's default, alike ones) and builds the one request for that
+note (`build_batch`). Reported:
 
 - calls: one per note with a candidate to ask about (before: one per candidate pair);
 - the request's size: the user prompt plus the system prompt, in characters, and in
-  tokens estimated at 4 and at 3 characters a token (no tokenizer is installed here);
-  GitHub Models takes 8,000 tokens in per request on its free tier
+  tokens by lore's own bound (`estimated_tokens`; eval/prompt_tokens.py compares it with
+  gpt-4.1-mini's tokenizer); GitHub Models takes 8,000 tokens in per request on its free
+  tier
   (https://docs.github.com/en/github-models/use-github-models/prototyping-with-ai-models#rate-limits);
-- how many batches had to leave a candidate out to stay under MAX_PROMPT_CHARS.
+- how many batches had to leave a candidate out to stay under MAX_INPUT_TOKENS.
 
     python bench/bench_model_batches.py                 # eval/vault, every note
     python bench/bench_model_batches.py --vault PATH --limit 100
@@ -38,19 +40,22 @@ sys.path.insert(0, str(ROOT / "src"))
 from common import save_result  # noqa: E402
 from lore.curator.context.vault_index import with_vault  # noqa: E402
 from lore.curator.review.pairs import (  # noqa: E402
-    MAX_PROMPT_CHARS,
+    MAX_INPUT_TOKENS,
     SYSTEM_PROMPT,
     build_batch,
+    estimated_tokens,
     side_of,
 )
 from lore.curator.review.semantic import notes_to_judge  # noqa: E402
 from lore.curator.run import build_context  # noqa: E402
+from lore.curator.target import Paths  # noqa: E402
+from lore.vault.settings import section_values  # noqa: E402
 
-MAX_RELATED = 4
+MAX_RELATED = section_values({}, "curator.semantic")["max_related"]
 
 
 def measure(root: Path, note: Path) -> dict[str, Any] | None:
-    context = build_context(root, paths=[str(note)], read_vault=False)
+    context = build_context(root, Paths([str(note)]), read_vault=False)
 
     def work(context: Any) -> dict[str, Any] | None:
         corpus, todo = notes_to_judge(context, MAX_RELATED)
@@ -64,6 +69,7 @@ def measure(root: Path, note: Path) -> dict[str, Any] | None:
             "asked": len(batch.candidates),
             "left_out": len(batch.left_out),
             "chars": len(batch.prompt) + len(SYSTEM_PROMPT),
+            "tokens": estimated_tokens(batch.prompt) + estimated_tokens(SYSTEM_PROMPT),
         }
 
     result: dict[str, Any] | None = with_vault(context, work, use_index=False)
@@ -92,14 +98,14 @@ def main() -> None:
         "calls_now_one_per_note": len(rows),
         "calls_before_one_per_pair": sum(row["pairs"] for row in rows),
         "batches_leaving_candidates_out": sum(1 for row in rows if row["left_out"]),
-        "max_prompt_chars": MAX_PROMPT_CHARS,
+        "max_input_tokens": MAX_INPUT_TOKENS,
+        "max_related": MAX_RELATED,
         "request_chars": {
             "median": statistics.median(chars) if chars else 0,
             "p95": chars[min(len(chars) - 1, int(len(chars) * 0.95))] if chars else 0,
             "max": chars[-1] if chars else 0,
         },
-        "request_tokens_at_4_chars": round(chars[-1] / 4) if chars else 0,
-        "request_tokens_at_3_chars": round(chars[-1] / 3) if chars else 0,
+        "request_tokens_bound_max": max((row["tokens"] for row in rows), default=0),
         "seconds": round(seconds, 1),
     }
     save_result(f"model-batches-{args.vault.name}", summary)

@@ -182,11 +182,12 @@ def timed_ms(action: Any, runs: int, undo: Any = None) -> float:
 def parts(version: Version, runs: int) -> dict[str, float]:
     """Each cost of a one-note proposal on its own, on this version's checkout."""
     from lore.curator.rules.registry import FAMILIES  # noqa: F401 - imported before timing
-    from lore.curator.rules.secret_scan import scan_secrets
     from lore.curator.run import build_context, curate, run_rules
+    from lore.curator.target import Drafts
     from lore.note.render import render_note
-    from lore.team.branches import base_of
-    from lore.team.draft import NoteInput, build_note
+    from lore.sanitize.secret_scan import scan_secrets
+    from lore.team.drafts.draft import NoteInput, build_note
+    from lore.team.proposals.branches import base_of
     from lore.vault.remote import fetch
     from lore.vault.worktree import add_worktree, proposals_dir, remove_worktree
 
@@ -216,7 +217,7 @@ def parts(version: Version, runs: int) -> dict[str, float]:
             remove_worktree(root, worktree)
             git(root, "branch", "-q", "-D", branch)
 
-        curate(root, drafts=drafts, at=base_ref)  # the index is fresh and the cache warm
+        curate(root, Drafts(drafts, at=base_ref))  # the index is fresh and the cache warm
         return {
             "fetch_ms": timed_ms(lambda: fetch(root, "origin"), runs),
             "worktree_whole_vault_ms": timed_ms(
@@ -228,15 +229,15 @@ def parts(version: Version, runs: int) -> dict[str, float]:
                 remove,
             ),
             "secret_scan_ms": timed_ms(lambda: scan_secrets(text), runs),
-            "curator_index_ms": timed_ms(lambda: curate(root, drafts=drafts, at=base_ref), runs),
+            "curator_index_ms": timed_ms(lambda: curate(root, Drafts(drafts, at=base_ref)), runs),
             "curator_parse_every_note_ms": timed_ms(
-                lambda: run_rules(build_context(root, drafts=drafts, at=base_ref)),
+                lambda: run_rules(build_context(root, Drafts(drafts, at=base_ref))),
                 max(1, runs // 3),
             ),
             "import_remember_modules_ms": median_ms(
                 [
                     started_in(
-                        [sys.executable, "-c", "import lore.team.proposals, lore.cli.main"],
+                        [sys.executable, "-c", "import lore.team.proposals.note, lore.cli.main"],
                         version.env,
                     )
                     for _ in range(runs)

@@ -10,13 +10,14 @@ Two jobs, neither of which runs the curator (eval/run_real_adr_eval.py calls bot
   those lines, so a batch labelled from its output stays unread: a label is checked by
   its status line and the two titles only.
 - `label_problems` checks labels against the snapshots: every labelled file exists at
-  the manifest's commit and is read by the eval (not skipped, not rejected), the old
-  ADR comes before the new one in the order the eval proposes them, and, for a batch
-  labelled from `recorded_pairs`, every pair it prints is either labelled or dismissed
-  with a reason.
+  the manifest's commit and is not skipped by the manifest, an old ADR numbered after
+  its new one is refused (the eval proposes by number), and, for a batch labelled from
+  `recorded_pairs`, every pair it prints is either labelled or dismissed with a reason.
+  Whether `lore import adr` keeps both ADRs is the run's to say: a labelled pair the
+  import leaves out is counted, with the import's reason, not judged.
 
-The batches labelled from `recorded_pairs` alone are RECORDED_ONLY (held-out-2,
-held-out-3, held-out-4 and held-out-5): nobody here read their ADRs before labelling them.
+The batches labelled from `recorded_pairs` alone are the manifest's `recorded_only`
+(`[batches]`): nobody here read their ADRs before labelling them.
 
 Pure functions over (file name, text) lists: the snapshot reading stays in the script.
 """
@@ -28,8 +29,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-# labelled from status lines alone
-RECORDED_ONLY = frozenset({"held-out-2", "held-out-3", "held-out-4", "held-out-5"})
+from real_adr_manifest import adr_number as adr_order_number
 
 # ---- the status lines of an ADR ----
 
@@ -244,15 +244,14 @@ def merged(pairs: Iterable[Recorded]) -> dict[tuple[str, str], list[Recorded]]:
 def label_problems(
     repository: Mapping[str, Any],
     files: list[str],
-    kept: list[str],
     labels: Mapping[str, list[dict[str, Any]]],
     recorded: Mapping[tuple[str, str], object] | None,
 ) -> list[str]:
     """What is wrong with one repository's labels, as sentences.
 
-    `files`: every file in the manifest's folders at its commit; `kept`: the ADRs the
-    eval proposes, in its order; `recorded`: the pairs `recorded_pairs` finds, when the
-    repository's labels must come from them (a RECORDED_ONLY batch), else None."""
+    `files`: every file in the manifest's folders at its commit; `recorded`: the pairs
+    `recorded_pairs` finds, when the repository's labels must come from them (a batch
+    the manifest lists as `recorded_only`), else None."""
     name, problems = repository["name"], []
     skip = set(repository.get("skip", []))
     folders = [repository["folder"], *repository.get("folders", [])]
@@ -280,8 +279,6 @@ def label_problems(
                     problems.append(f"{said}: {file} is not in {where}")
                 elif file in skip:
                     problems.append(f"{said}: {file} is skipped by the manifest")
-                elif file not in kept:
-                    problems.append(f"{said}: {file} is not proposed (rejected, or not an ADR)")
             covered.add((new, old))
             if kind == "dismissed":
                 if not label.get("why"):
@@ -289,10 +286,10 @@ def label_problems(
                 if recorded is not None and (new, old) not in recorded:
                     problems.append(f"{said}: not a pair the status lines record; drop it")
                 continue
-            if new in kept and old in kept and kept.index(old) > kept.index(new):
+            numbers = (adr_order_number(new), adr_order_number(old))
+            if None not in numbers and numbers[1] > numbers[0]:  # type: ignore[operator]
                 problems.append(
-                    f"{said}: {old} comes after {new} in the order the eval "
-                    "proposes them (by number, then name)"
+                    f"{said}: {old} is numbered after {new}, and the eval proposes them by number"
                 )
             if (new, old) in labelled:
                 problems.append(f"{said}: labelled twice")
@@ -323,19 +320,19 @@ def check_repository(
     repository: Mapping[str, Any],
     files: list[str],
     texts: list[tuple[str, str]],
-    kept: list[str],
     labels: Mapping[str, list[dict[str, Any]]],
+    recorded_only: bool,
 ) -> tuple[list[str], dict[str, int]]:
-    """One repository's label problems and counts; the labels of a repository of a
-    RECORDED_ONLY batch must be the pairs its status lines record."""
-    recorded = merged(recorded_pairs(texts)[0]) if repository["split"] in RECORDED_ONLY else None
+    """One repository's label problems and counts; with `recorded_only`, its labels must
+    be the pairs its status lines record."""
+    recorded = merged(recorded_pairs(texts)[0]) if recorded_only else None
     mine = [p for p in labels.get("supersession", []) if p.get("repo") == repository["name"]]
     counts = {
-        "adrs": len(kept),
+        "adrs": len(texts),
         "supersessions": len(mine),
         "full": sum(1 for p in mine if p.get("kind") == "full"),
     }
-    return label_problems(repository, files, kept, labels, recorded), counts
+    return label_problems(repository, files, labels, recorded), counts
 
 
 # ---- what the two modes print ----
@@ -368,7 +365,7 @@ def print_check(result: Mapping[str, Any]) -> int:
         print(f"skipped {name}: {why}")
     for name, counts in result["checked"].items():
         print(
-            f"{name}: {counts['adrs']} ADRs proposed, {counts['supersessions']} supersessions "
+            f"{name}: {counts['adrs']} ADR files, {counts['supersessions']} supersessions "
             f"labelled ({counts['full']} full)"
         )
     for problem in result["problems"]:

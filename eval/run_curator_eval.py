@@ -63,6 +63,7 @@ class PairNote:
     repo: tuple[str, ...] = ()
     services: tuple[str, ...] = ()
     files_touched: tuple[str, ...] = ()
+    source: str | None = None
     supersedes: tuple[str, ...] = field(default=())
 
 

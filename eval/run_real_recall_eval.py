@@ -38,6 +38,7 @@ Recall was never tuned on these ADRs: the first recorded run is a first-sight fi
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -151,8 +152,30 @@ def _title_share(query: str, title: str) -> float:
     return len(wanted & held) / len(wanted)
 
 
-def build(mirrors: Path, root: Path) -> tuple[list[Query], dict[str, Any]]:
-    """The one vault of every repository's ADRs at `root`, and the queries."""
+_CONSEQUENCES = re.compile(r"^(?:positive |negative )?consequences?\b", re.IGNORECASE)
+
+
+def consequence_prompt(adr: Any) -> str | None:
+    """The first prose sentence of the ADR's Consequences (references taken out), or None.
+
+    The note made of the ADR holds its decision and context, never its Consequences
+    (`run_real_adr_eval.note_text`), so the sentence is a known-item prompt in the
+    author's words that the note does not contain.
+    """
+    for heading, body in adr.sections:
+        if _CONSEQUENCES.match(heading):
+            for sentence in sentences(body):
+                if not _not_prose(sentence) and (text := query_of(sentence)) is not None:
+                    return text
+            return None
+    return None
+
+
+def build(
+    mirrors: Path, root: Path, consequences: list[Query] | None = None
+) -> tuple[list[Query], dict[str, Any]]:
+    """The one vault of every repository's ADRs at `root`, and the queries; with
+    `consequences`, each note's Consequences prompt is added to it (`consequence_prompt`)."""
     queries: list[Query] = []
     counts: dict[str, Any] = {"repositories": 0, "notes": 0, "missing": {}, "duplicate_ids": 0}
     scopes: list[str] = []
@@ -183,10 +206,16 @@ def build(mirrors: Path, root: Path) -> tuple[list[Query], dict[str, Any]]:
         titles = {ids[adr.file]: adr.title for adr in kept}
         for adr in kept:
             nid = ids[adr.file]
-            (notes_dir / f"{nid}.md").write_text(
-                adr_eval.note_text(adr, scope, by_stem, []), encoding="utf-8"
-            )
+            text = adr_eval.note_text(adr, scope, by_stem, [])
+            (notes_dir / f"{nid}.md").write_text(text, encoding="utf-8")
             counts["notes"] += 1
+            if consequences is not None:
+                prompt = consequence_prompt(adr)
+                if prompt and " ".join(prompt.lower().split()) not in " ".join(
+                    text.lower().split()
+                ):
+                    share = _title_share(prompt, titles[nid])
+                    consequences.append(Query(scope, "", nid, prompt, "consequence", share))
             asked: set[str] = set()
             for heading, body in [("", adr.preamble), *adr.sections]:
                 if heading.lower().startswith("status"):
@@ -311,25 +340,118 @@ def _print(results: dict[str, Any], show: bool) -> None:
             print(f"  {ranks} {repo} {citing} -> {answer}\n      {text}")
 
 
+def agent_mode(
+    mirrors: Path,
+    *,
+    material: Path | None = None,
+    answers: Path | None = None,
+    written_by: str | None = None,
+) -> dict[str, Any] | None:
+    """The agent-query mode (eval/real_recall_agents.py): write the blind writer's
+    material to `material`, or score the writer's `answers`."""
+    import real_recall_agents as agents
+
+    with tempfile.TemporaryDirectory(prefix="lore-real-recall-") as folder:
+        root = Path(folder)
+        consequences: list[Query] = []
+        citations, counts = build(mirrors, root, consequences)
+        made = agents.prompts(citations, consequences)
+        if material is not None:
+            skill = agents.SKILL.read_text(encoding="utf-8")
+            material.write_text(agents.material(made, skill), encoding="utf-8")
+            kinds = Counter(prompt.kind for prompt in made)
+            print(
+                f"wrote {len(made)} prompts ({kinds['consequence']} consequences, "
+                f"{kinds['citation']} citations) and the lore-recall skill to {material}"
+            )
+            return None
+        assert answers is not None
+        given = agents.read_answers(answers, {prompt.id for prompt in made})
+        asked = [(prompt, given[prompt.id]) for prompt in made if prompt.id in given]
+        if not asked:
+            raise SystemExit(f"{answers} answers none of the prompts.")
+        conn, _ = open_index(root)
+        try:
+            ranks = agents.ask(root, conn, asked)
+        finally:
+            conn.close()
+    return {
+        "version": 1,
+        "today": os.environ["LORE_TODAY"],
+        **counts,
+        "prompts": len(made),
+        "answered": len(asked),
+        "written_by": written_by,
+        "answers_sha256": hashlib.sha256(answers.read_bytes()).hexdigest(),
+        **agents.report(asked, ranks),
+    }
+
+
+def _record(name: str, results: dict[str, Any]) -> None:
+    stored = json.loads(RESULTS.read_text(encoding="utf-8")) if RESULTS.exists() else {}
+    stored.setdefault("version", 1)
+    stored.setdefault("runs", {})[name] = results
+    RESULTS.parent.mkdir(exist_ok=True)
+    RESULTS.write_text(json.dumps(stored, indent=1) + "\n", encoding="utf-8")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mirrors", type=Path, required=True, help="folder of the snapshots")
     parser.add_argument("--show", action="store_true", help="every query with its ranks")
     parser.add_argument("--record", metavar="NAME", help="store the figures in results.json")
+    parser.add_argument(
+        "--write-material",
+        type=Path,
+        metavar="FILE",
+        help="agent-query mode: write what a blind query writer sees (outside this repository)",
+    )
+    parser.add_argument(
+        "--agent-queries",
+        type=Path,
+        metavar="FILE",
+        help="agent-query mode: score the blind writer's answers (one JSON object a line)",
+    )
+    parser.add_argument(
+        "--written-by", metavar="TEXT", help="how the agent queries were written (recorded)"
+    )
     args = parser.parse_args()
     if not args.mirrors.is_dir():
         raise SystemExit(f"{args.mirrors} is not a folder of snapshots (see the docstring).")
     if subprocess.run(["git", "--version"], capture_output=True, check=False).returncode:
         raise SystemExit("git is needed to read the snapshots.")
+    if args.write_material is not None:
+        if args.write_material.resolve().is_relative_to(HERE.parent.resolve()):
+            raise SystemExit(
+                f"{args.write_material} is inside this repository; the material quotes the "
+                "ADRs, which are never committed: write it to a folder outside it."
+            )
+        agent_mode(args.mirrors, material=args.write_material)
+        return
+    if args.agent_queries is not None:
+        import real_recall_agents as agents
+
+        try:
+            results = agent_mode(
+                args.mirrors, answers=args.agent_queries, written_by=args.written_by
+            )
+        except agents.AnswersError as exc:
+            raise SystemExit(str(exc)) from None
+        assert results is not None
+        agents.print_report(results)
+        if args.record:
+            if not args.written_by:
+                raise SystemExit("--record needs --written-by: say how the queries were written.")
+            agents.ANSWERS_DIR.mkdir(parents=True, exist_ok=True)
+            kept = agents.ANSWERS_DIR / f"{args.record}.jsonl"
+            kept.write_bytes(args.agent_queries.read_bytes())
+            _record(f"agent-queries-{args.record}", results)
+        return
     results = evaluate(args.mirrors)
     _print(results, args.show)
     if args.record:
         results.pop("_shown", None)
-        stored = json.loads(RESULTS.read_text(encoding="utf-8")) if RESULTS.exists() else {}
-        stored.setdefault("version", 1)
-        stored.setdefault("runs", {})[args.record] = results
-        RESULTS.parent.mkdir(exist_ok=True)
-        RESULTS.write_text(json.dumps(stored, indent=1) + "\n", encoding="utf-8")
+        _record(args.record, results)
 
 
 if __name__ == "__main__":

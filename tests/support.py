@@ -63,6 +63,20 @@ def note_text(
     return "\n".join(lines) + "\n" + body
 
 
+def set_user_model(section: dict[str, Any] | None) -> None:
+    """The user config's (`$LORE_CONFIG`) `[curator.semantic]`, its other keys kept; None
+    removes it. Where a person turns a model on for their own runs, or names an endpoint
+    of their own: lore sends a key to an endpoint only when the user's config names it."""
+    from lore.config import load_config, save_config
+
+    config = load_config()
+    if section is None:
+        config.extra.pop("curator", None)
+    else:
+        config.extra["curator"] = {"semantic": section}
+    save_config(config)
+
+
 def block_state_dir(root: Path) -> None:
     """Make the vault's state folder unusable: a file where the folder should be (an
     index already there is moved out of the way first)."""

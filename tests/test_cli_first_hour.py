@@ -113,11 +113,12 @@ def test_init_says_each_instruction_once(tmp_path: Path) -> None:
     workflow_line = next(line for line in edits if "lore-curator.yml" in line)
     assert "lore-garden.yml" in workflow_line  # both places, one instruction
     # Programs still get one entry per place to edit: the curator's curate and comment
-    # jobs each run the action, the garden workflow once; CODEOWNERS; the taxonomy.
+    # jobs each run the action, the garden and site workflows once each; CODEOWNERS; the
+    # taxonomy.
     again = run_lore("init", str(tmp_path / "json"), "--json", "--no-register")
     places = [entry.split(": ", 1)[0] for entry in json.loads(again.stdout)["edit"]]
     assert sum("lore-curator.yml:" in place for place in places) == 2, places
-    assert len(places) == len(set(places)) == 5, places
+    assert len(places) == len(set(places)) == 6, places
 
 
 def test_doctor_counts_the_lines_it_marks(

@@ -55,6 +55,15 @@ def test_the_licence_is_mit_and_in_the_wheel(built: tuple[Path, Path]) -> None:
     assert "License-Expression: MIT" in metadata
 
 
+def test_the_wheel_carries_the_sites_assets(built: tuple[Path, Path]) -> None:
+    """`lore site` copies its stylesheet and script from the installed package."""
+    wheel, _ = built
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+    for name in ("site.css", "search.js", "favicon.svg"):
+        assert f"lore/site/assets/{name}" in names, name
+
+
 def test_the_sdist_carries_what_the_tests_read(built: tuple[Path, Path]) -> None:
     """Every top-level file and folder of the repository is in the sdist, or in
     NOT_IN_SDIST; tests that need the git history skip there, saying why."""

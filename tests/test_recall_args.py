@@ -23,6 +23,9 @@ TOKENS = st.sampled_from(
         "--limit=3",
         "--limit=x",
         "--type=gotcha",
+        "--or=pg pool",
+        "--since=2026-11-01",
+        "connection pool exhausted",
         "--json=yes",
         "--lim",
         "--jso",
@@ -71,6 +74,8 @@ def test_fast_path_agrees_with_argparse(argv: list[str]) -> None:
         ["--json", "postgres", "lock", "timeout"],
         ["ECONNRESET", "--type", "gotcha", "--type=decision", "--json"],
         ["retries", "--repo", "", "--limit", "3", "--all", "--explain", "--vault", "team"],
+        ["pgbouncer", "pooling", "--or", "pg pool exhausted", "--or=connection limit", "--json"],
+        ["deploys", "--since", "2026-11-01", "--json"],
     ],
 )
 def test_plain_calls_take_the_fast_path(argv: list[str]) -> None:
@@ -87,6 +92,7 @@ def test_plain_calls_take_the_fast_path(argv: list[str]) -> None:
         ["a", "--json", "b"],  # two runs of words: argparse refuses
         ["--limit", "-1", "x"],  # a value that looks like an option
         ["--limit", "three", "x"],
+        ["--since", "2026-11-01"],  # no query: argparse (then `run` lists the changes)
         [],
     ],
 )

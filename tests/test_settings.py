@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from lore.vault.settings import (
+    SERVED,
     SETTINGS,
     accepts,
     defaults,
@@ -54,7 +55,7 @@ def test_every_default_is_accepted_by_its_own_check() -> None:
 
 
 def test_a_missing_file_gives_the_defaults() -> None:
-    assert parse_settings(None) == defaults()
+    assert parse_settings(None, source=SERVED) == defaults()
     assert section_values({}, "hooks")["prompt_max_notes"] == 3
 
 

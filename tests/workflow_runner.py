@@ -21,6 +21,13 @@ fails here first:
   nothing the test installed leaks in); `actions/upload-artifact` by a copy; a
   composite action (lore's `action.yml`, as `OWNER/gh-lore@SHA` or `./`) by its own
   steps, with `GITHUB_ACTION_PATH` set to a copy of the action's repository.
+- GitHub Pages cannot exist here. `actions/upload-pages-artifact` is replaced by what
+  its README and action.yml document: one `artifact.tar` of the folder named by `path`,
+  without `.git`, `.github` and hidden files, uploaded as the artifact `github-pages`
+  (or `name`). `actions/deploy-pages` by what its README documents it needs and does:
+  the job's token must grant `pages: write` and `id-token: write` and the artifact
+  must exist (else the step fails); the "deployment" unpacks it into the runner's
+  `pages/` folder, the site GitHub would serve, and sets the output `page_url`.
 - PATH holds the system's folders and what steps add, never the test's virtual
   environment: `lore` exists in a step only if the workflow set it up.
 - `run_workflow` runs every job of a file in the order of their `needs:`, each on a
@@ -197,8 +204,10 @@ class WorkflowRunner:
         env: dict[str, str] | None = None,
         extra_path: list[Path] | None = None,
         step_scripts: dict[str, str] | None = None,
+        variables: dict[str, str] | None = None,
     ) -> None:
         self.scratch = scratch
+        self.variables = variables or {}  # the `vars` context: repository variables
         self.github = github
         self.repositories = repositories  # OWNER/NAME -> a local git repository
         self.actions = actions or {}  # fnmatch pattern of OWNER/NAME -> the action's folder
@@ -213,6 +222,7 @@ class WorkflowRunner:
         self.temp = scratch / "runner-temp"
         self.workspace = scratch / "workspace"
         self.artifacts = scratch / "artifacts"
+        self.pages = scratch / "pages"  # what actions/deploy-pages "deployed"
         self.files = scratch / "runner-files"
         for folder in (self.home, self.temp, self.workspace, self.artifacts, self.files):
             folder.mkdir(parents=True, exist_ok=True)
@@ -283,8 +293,10 @@ class WorkflowRunner:
             env=self.extra_env,
             extra_path=[Path(p) for p in self.extra_path],
             step_scripts=self.step_scripts,
+            variables=self.variables,
         )
         runner.artifacts = self.artifacts
+        runner.pages = self.pages
         return runner
 
     def run_job(
@@ -359,7 +371,7 @@ class WorkflowRunner:
             "secrets": {"GITHUB_TOKEN": self.github.token, **self.secrets},
             "steps": scope.steps,
             "matrix": matrix,
-            "vars": {},
+            "vars": dict(self.variables),
             "runner": {"os": "Linux", "arch": "X64", "temp": str(self.temp)},
             "job": {"status": "failure" if scope.failed else "success"},
             "strategy": {},
@@ -543,6 +555,10 @@ class WorkflowRunner:
             return [self._upload(name, step_id, with_)]
         if repo == "actions/download-artifact":
             return [self._download(name, step_id, with_)]
+        if repo == "actions/upload-pages-artifact":
+            return [self._upload_pages(name, step_id, with_)]
+        if repo == "actions/deploy-pages":
+            return [self._deploy_pages(name, step_id, with_)]
         for pattern, action_dir in self.actions.items():
             if fnmatch.fnmatchcase(repo, pattern):
                 return self._composite(
@@ -664,6 +680,36 @@ class WorkflowRunner:
         target = self.workspace / with_.get("path", "")
         shutil.copytree(source, target, dirs_exist_ok=True)
         return StepResult(name, step_id, "success", f"downloaded {artifact} to {target}")
+
+    def _upload_pages(self, name: str, step_id: str | None, with_: dict[str, str]) -> StepResult:
+        folder = self.workspace / with_.get("path", "_site/")
+        if not folder.is_dir():
+            return StepResult(name, step_id, "failure", f"tar: {folder}: Cannot open")
+        target = self.artifacts / with_.get("name", "github-pages")
+        target.mkdir(parents=True, exist_ok=True)
+        hidden = [] if with_.get("include-hidden-files") == "true" else ["--exclude=.[^/]*"]
+        subprocess.run(
+            ["tar", "--dereference", "--hard-dereference", "--directory", str(folder),
+             "-cf", str(target / "artifact.tar"), "--exclude=.git", "--exclude=.github",
+             *hidden, "."],
+            check=True, capture_output=True,
+        )  # fmt: skip
+        return StepResult(name, step_id, "success", f"uploaded {folder} as {target.name}")
+
+    def _deploy_pages(self, name: str, step_id: str | None, with_: dict[str, str]) -> StepResult:
+        granted = self.permissions if isinstance(self.permissions, dict) else {}
+        if granted.get("pages") != "write" or granted.get("id-token") != "write":
+            return StepResult(
+                name, step_id, "failure", 'Ensure GITHUB_TOKEN has permission "id-token: write".'
+            )
+        archive = self.artifacts / with_.get("artifact_name", "github-pages") / "artifact.tar"
+        if not archive.is_file():
+            return StepResult(name, step_id, "failure", "No artifacts named github-pages found")
+        self.pages.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["tar", "-xf", str(archive), "-C", str(self.pages)], check=True)
+        owner, repo = self.github.repository.split("/")
+        url = f"https://{owner.lower()}.github.io/{repo}/"
+        return StepResult(name, step_id, "success", f"deployed to {url}", {"page_url": url})
 
 
 def _needs(job: dict[str, Any]) -> list[str]:

@@ -7,9 +7,22 @@ and inherit equality and a readable repr from here.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    R = TypeVar("R", bound="Record")
+
 
 class Record:
     __slots__: tuple[str, ...] = ()
+
+    def copy(self: R) -> R:
+        """A shallow copy: the same values in a new record."""
+        new = object.__new__(type(self))
+        for name in self.__slots__:
+            object.__setattr__(new, name, getattr(self, name))
+        return new
 
     def _values(self) -> tuple[object, ...]:
         return tuple(getattr(self, name) for name in self.__slots__)

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from lore.curator.run import CurateResult, curate
+from lore.curator.target import Paths, Range
 from tests.support import Vault, git
 
 if sys.version_info >= (3, 11):
@@ -127,7 +128,7 @@ def check_in_range(vault: Vault, place: str, data: bytes, today: str = TODAY) ->
     target.write_bytes(data)
     git(vault.root, "add", "-f", "--", place)
     git(vault.root, "commit", "-q", "-m", f"add {place}")
-    return curate(vault.root, base="main", head="fixture", today=today)
+    return curate(vault.root, Range("main", "fixture"), today=today)
 
 
 def check_fixture(vault: Vault, entry: dict[str, str], data: bytes) -> CurateResult:
@@ -143,4 +144,4 @@ def check_bytes(vault: Vault, place: str, data: bytes, today: str = TODAY) -> Cu
     target = vault.root / place
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(data)
-    return curate(vault.root, paths=[str(target)], today=today)
+    return curate(vault.root, Paths([str(target)]), today=today)

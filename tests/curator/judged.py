@@ -15,6 +15,7 @@ class Note:
     repo: tuple[str, ...] = ()
     services: tuple[str, ...] = ()
     files_touched: tuple[str, ...] = ()
+    source: str | None = None
 
 
 def flat(term: str) -> float:

@@ -21,6 +21,7 @@ from lore.curator.context.model import CheckedFile, UnreadNotes
 from lore.curator.finding import Finding
 from lore.curator.rules import contradiction
 from lore.curator.run import curate
+from lore.curator.target import WholeVault
 from tests.curator.conftest import TODAY
 from tests.support import Vault, note_text
 
@@ -73,7 +74,7 @@ def _notes() -> dict[str, str]:
 
 
 def _audit(root: Path) -> list[Finding]:
-    return curate(root, all_notes=True, today=TODAY).findings
+    return curate(root, WholeVault(), today=TODAY).findings
 
 
 def test_an_audit_holds_a_batch_of_parsed_notes_and_finds_the_same(

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 import lore
 from lore.cli.main import main
+from lore.curator.target import Paths
 from tests.curator.conftest import FIXTURES, expand_secrets, fake_secret
 from tests.support import Vault, note_text
 
@@ -292,7 +293,7 @@ def test_hostile_notes_are_checked_quickly(curator_vault: Vault, body: str) -> N
         curator_vault, "fixture--slow--2026-02-01.md", note_text(body=f"## What\n{body}\n").encode()
     )
     started = time.perf_counter()
-    curate(curator_vault.root, paths=[str(path)])
+    curate(curator_vault.root, Paths([str(path)]))
     # Linear work takes well under a second; a quadratic pass over these sizes, minutes.
     assert time.perf_counter() - started < 20
 

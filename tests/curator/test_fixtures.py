@@ -9,6 +9,7 @@ import pytest
 
 from lore.curator.report.formats import to_github, to_json, to_markdown
 from lore.curator.rules.registry import all_rules
+from lore.curator.target import WholeVault
 from tests.curator.conftest import (
     FIXTURES,
     check_bytes,
@@ -69,6 +70,6 @@ def test_good_notes_pass_together_as_an_audit(curator_vault: Vault) -> None:
         (curator_vault.root / "notes" / path.name).write_bytes(path.read_bytes())
     from lore.curator.run import curate
 
-    result = curate(curator_vault.root, all_notes=True, today="2026-02-02")
+    result = curate(curator_vault.root, WholeVault(), today="2026-02-02")
     errors = [f"{f.path}: {f.rule}" for f in result.findings if f.is_error]
     assert errors == []

@@ -42,7 +42,7 @@ from lore.cli.main import main
 from lore.curator.context.settings import load_curator_settings
 from lore.curator.report.formats import to_github, to_json, to_markdown
 from lore.curator.review.github_models import refusal
-from lore.curator.review.pairs import ANSWER_SCHEMA, MAX_PROMPT_CHARS
+from lore.curator.review.pairs import ANSWER_SCHEMA, MAX_INPUT_TOKENS, estimated_tokens
 from lore.curator.review.semantic import credential
 from lore.curator.run import CurateResult
 from lore.vault import gh
@@ -231,9 +231,11 @@ def test_a_good_batch_answer_is_one_call_per_note(
     }
     prompt = body["messages"][1]["content"]
     assert sorted(c["id"] for c in batch_data(prompt)["candidates"]) == [KAFKA, LAG]
-    # Under 8,000 tokens in per request, at no fewer than ~3 characters a token.
-    assert len(prompt) <= MAX_PROMPT_CHARS
-    assert (len(prompt) + len(body["messages"][0]["content"])) / 3 < 8000
+    # Under 8,000 tokens in per request, counted as lore bounds them, and at no fewer
+    # than 3 characters a token
+    system = body["messages"][0]["content"]
+    assert estimated_tokens(system) + estimated_tokens(prompt) <= MAX_INPUT_TOKENS
+    assert (len(prompt) + len(system)) / 3 < 8000
 
     (found,) = semantic(result)
     assert (found.rule, found.severity, found.path) == (

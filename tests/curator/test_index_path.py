@@ -29,6 +29,7 @@ import pytest
 
 from lore.curator.context import vault_index
 from lore.curator.run import CurateResult, curate
+from lore.curator.target import Drafts, Paths, Range, Target
 from lore.index.read import read_index
 from lore.paths import index_path
 from tests.curator.conftest import FIXTURES, TODAY, default_place, expand_secrets, load_manifest
@@ -56,11 +57,11 @@ def parsed(monkeypatch: pytest.MonkeyPatch, call: Callable[[], CurateResult]) ->
 
 
 def three_ways(
-    monkeypatch: pytest.MonkeyPatch, root: Path, **request: Any
+    monkeypatch: pytest.MonkeyPatch, root: Path, target: Target
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
-    index = found(curate(root, today=TODAY, **request))
-    memory = found(curate(root, today=TODAY, use_index=False, **request))
-    files = found(parsed(monkeypatch, lambda: curate(root, today=TODAY, **request)))
+    index = found(curate(root, target, today=TODAY))
+    memory = found(curate(root, target, today=TODAY, use_index=False))
+    files = found(parsed(monkeypatch, lambda: curate(root, target, today=TODAY)))
     return index, memory, files
 
 
@@ -128,7 +129,7 @@ def test_every_fixture_note_gets_the_same_findings_three_ways(
         target = curator_vault.root / place
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(expand_secrets(source.read_bytes()))
-        index, memory, files = three_ways(monkeypatch, curator_vault.root, paths=[str(target)])
+        index, memory, files = three_ways(monkeypatch, curator_vault.root, Paths([str(target)]))
         assert index == memory, (source.name, differences(index, memory))
         assert verdicts(index) == verdicts(files), (source.name, differences(index, files))
         target.unlink()
@@ -145,7 +146,7 @@ def test_the_fixture_notes_checked_together_as_a_pull_request(
         target = curator_vault.root / default_place(name)
         target.write_bytes((FIXTURES / "bad" / name).read_bytes())
     curator_vault.commit("the fixtures")
-    index, memory, files = three_ways(monkeypatch, curator_vault.root, base="main", head="fixtures")
+    index, memory, files = three_ways(monkeypatch, curator_vault.root, Range("main", "fixtures"))
     assert index == memory, differences(index, memory)
     assert verdicts(index) == verdicts(files), differences(index, files)
     rules = {finding["rule"] for finding in index}
@@ -217,7 +218,7 @@ def test_the_public_eval_gets_the_same_findings_three_ways(
             vault.write(*_inline(pair["new"], f"{pair['id']}--new"))
     vault.commit("the new notes of every pair")
     git(root, "checkout", "-q", "main")
-    index, memory, files = three_ways(monkeypatch, root, base="main", head="eval-pairs")
+    index, memory, files = three_ways(monkeypatch, root, Range("main", "eval-pairs"))
     assert index == memory, differences(index, memory)
     assert structural(index) == structural(files), differences(index, files)
     # The judgement weighs terms by the index's statistics (every word of title and
@@ -258,7 +259,7 @@ def generated(make_vault: Callable[..., Vault]) -> Vault:
 def test_the_generated_change_is_judged_alike_three_ways(
     generated: Vault, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    index, memory, files = three_ways(monkeypatch, generated.root, base="main", head="change")
+    index, memory, files = three_ways(monkeypatch, generated.root, Range("main", "change"))
     assert index == memory, differences(index, memory)
     assert structural(index) == structural(files), differences(index, files)
     rules = {finding["rule"] for finding in index}
@@ -289,10 +290,10 @@ def test_an_index_on_another_commit_is_brought_to_the_base_and_left_as_it_was(
         "redis--copy-of-main-note--2025-12-02", (root / "notes" / f"{names[70]}.md").read_text()
     )
     generated.commit("the change copies a note")
-    expected = found(curate(root, base="main", head="change", today=TODAY, use_index=False))
+    expected = found(curate(root, Range("main", "change"), today=TODAY, use_index=False))
     assert f"the body is the same as {base_only}'s" in [f["message"] for f in expected]
     before = indexed_commit(root)  # the change's branch
-    assert found(curate(root, base="main", head="change", today=TODAY)) == expected
+    assert found(curate(root, Range("main", "change"), today=TODAY)) == expected
     assert indexed_commit(root) == before  # the overlay was rolled back
 
 
@@ -307,8 +308,8 @@ def test_a_stale_index_is_brought_up_to_date_first(
     )
     head = generated.commit("one more note on main")
     assert old != head
-    expected = found(curate(root, base="main", head="change", today=TODAY, use_index=False))
-    assert found(curate(root, base="main", head="change", today=TODAY)) == expected
+    expected = found(curate(root, Range("main", "change"), today=TODAY, use_index=False))
+    assert found(curate(root, Range("main", "change"), today=TODAY)) == expected
     assert indexed_commit(root)[0] == head
 
 
@@ -319,10 +320,10 @@ def test_a_damaged_index_is_healed_and_the_findings_do_not_change(
     """Every damage the index fault suite does (tests/faults): the review heals the file
     when it meets the damage, or reads the base in memory, and finds the same."""
     root = generated.root
-    expected = found(curate(root, base="main", head="change", today=TODAY, use_index=False))
+    expected = found(curate(root, Range("main", "change"), today=TODAY, use_index=False))
     indexed_commit(root)
     damage.make(index_path(root))
-    result = curate(root, base="main", head="change", today=TODAY)
+    result = curate(root, Range("main", "change"), today=TODAY)
     assert found(result) == expected
     assert damage.old or any("has been rebuilt from the notes" in n for n in result.notices)
     assert indexed_commit(root)[0] == git(root, "rev-parse", "HEAD")
@@ -332,8 +333,8 @@ def test_a_missing_index_changes_nothing(generated: Vault, monkeypatch: pytest.M
     root = generated.root
     assert not index_path(root).exists()
     # A pull request's review builds the base in memory and leaves no file behind...
-    expected = found(curate(root, base="main", head="change", today=TODAY, use_index=False))
-    assert found(curate(root, base="main", head="change", today=TODAY)) == expected
+    expected = found(curate(root, Range("main", "change"), today=TODAY, use_index=False))
+    assert found(curate(root, Range("main", "change"), today=TODAY)) == expected
     assert not index_path(root).exists()
     # ...while a draft's check builds the vault's index, which recall uses next.
     draft = {
@@ -341,8 +342,8 @@ def test_a_missing_index_changes_nothing(generated: Vault, monkeypatch: pytest.M
             root / "notes" / f"{sorted(vault_notes())[9]}.md"
         ).read_bytes()
     }
-    expected = found(curate(root, drafts=draft, at="main", today=TODAY, use_index=False))
-    assert found(curate(root, drafts=draft, at="main", today=TODAY)) == expected
+    expected = found(curate(root, Drafts(draft, at="main"), today=TODAY, use_index=False))
+    assert found(curate(root, Drafts(draft, at="main"), today=TODAY)) == expected
     assert index_path(root).exists()
 
 
@@ -352,10 +353,10 @@ def test_an_index_git_cannot_bring_to_the_base_is_not_used(
     root = generated.root
     git(root, "checkout", "-q", "change")
     indexed_commit(root)
-    expected = found(curate(root, base="main", head="change", today=TODAY, use_index=False))
+    expected = found(curate(root, Range("main", "change"), today=TODAY, use_index=False))
     monkeypatch.setattr(vault_index, "MIN_DIFF", 0)
     monkeypatch.setattr(vault_index, "MAX_DIFF_SHARE", 0.0)  # any diff is too large
-    assert found(curate(root, base="main", head="change", today=TODAY)) == expected
+    assert found(curate(root, Range("main", "change"), today=TODAY)) == expected
 
 
 def test_files_checked_against_a_working_tree_with_changes(
@@ -376,7 +377,7 @@ def test_files_checked_against_a_working_tree_with_changes(
     )
     checked = root / "notes" / "kafka--checked-note--2026-11-03.md"
     checked.write_text((root / "notes" / f"{names[8]}.md").read_text())
-    index, memory, files = three_ways(monkeypatch, root, paths=[str(checked)])
+    index, memory, files = three_ways(monkeypatch, root, Paths([str(checked)]))
     assert index == memory, differences(index, memory)
     assert structural(index) == structural(files), differences(index, files)
     assert any(finding["rule"] == "duplicate/exact" for finding in index)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from lore.curator.run import curate
+from lore.curator.target import Paths
 from tests.curator.conftest import TODAY, check_bytes
 from tests.support import Vault, note_text
 
@@ -172,7 +173,7 @@ def test_consistent_notes_on_the_same_subjects_stay_quiet(make_vault: Callable[.
     for note_id, text in agreeing.items():
         vault.write(note_id, text)
     paths = [str(vault.root / "notes" / f"{note_id}.md") for note_id in agreeing]
-    result = curate(vault.root, paths=paths, today=TODAY)
+    result = curate(vault.root, Paths(paths), today=TODAY)
     judged = [
         f"{f.rule}: {f.message}"
         for f in result.findings

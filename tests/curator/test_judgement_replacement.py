@@ -29,6 +29,7 @@ from lore.curator.judgement.similarity import whole_note
 from lore.curator.judgement.verdict import CONTRADICTION_FLOOR, REPLACEMENT, judge
 from lore.curator.report.formats import to_json, to_markdown
 from lore.curator.run import curate
+from lore.curator.target import Drafts
 from tests.curator.conftest import TODAY
 from tests.curator.judged import Note, flat
 from tests.support import Vault, note_text
@@ -232,7 +233,7 @@ def test_a_replacing_note_gets_one_warning_with_its_sentence_and_supersedes_line
     make_vault: Callable[..., Vault],
 ) -> None:
     vault = make_vault({ACTIVE_ID: ACTIVE})
-    result = curate(vault.root, drafts={NEW_PATH: REPLACING.encode()}, today=TODAY, similar=3)
+    result = curate(vault.root, Drafts({NEW_PATH: REPLACING.encode()}), today=TODAY, similar=3)
     judged = [f for f in result.findings if f.rule.split("/")[0] in ("duplicate", "contradiction")]
     (found,) = [f for f in result.findings if f.rule == "lifecycle/may-supersede"]
     assert judged == []  # one warning for the pair: the replacement says it best
@@ -263,7 +264,7 @@ def test_with_no_replacement_flagged_the_comment_asks_about_the_nearest_notes(
     )
     vault = make_vault({ACTIVE_ID: ACTIVE})
     path = "notes/billing--emails-plain-text--2026-11-02.md"
-    result = curate(vault.root, drafts={path: related.encode()}, today=TODAY, similar=3)
+    result = curate(vault.root, Drafts({path: related.encode()}), today=TODAY, similar=3)
     assert not [f for f in result.findings if f.rule == "lifecycle/may-supersede"]
     assert [s.id for s in result.similar[path]] == [ACTIVE_ID]
     comment = to_markdown(result)
@@ -289,7 +290,7 @@ def test_messages_show_words_not_stems_and_point_at_lines(
     )
     vault = make_vault({"billing--deploy-freeze--2025-04-01": deploy})
     path = "notes/billing--friday-deploys--2026-11-02.md"
-    result = curate(vault.root, drafts={path: again.encode()}, today=TODAY)
+    result = curate(vault.root, Drafts({path: again.encode()}), today=TODAY)
     (near,) = [f for f in result.findings if f.rule == "duplicate/near"]
     assert "deploys" in near.message and "deploi" not in near.message
     assert (
@@ -320,7 +321,7 @@ def test_a_contradiction_inside_one_change_says_so_and_points_at_its_clause(
         "notes/billing--dlq-alert-10--2026-11-01.md": first.encode(),
         "notes/billing--dlq-alert-100--2026-11-02.md": second.encode(),
     }
-    result = curate(vault.root, drafts=drafts, today=TODAY)
+    result = curate(vault.root, Drafts(drafts), today=TODAY)
     (found,) = [f for f in result.findings if f.rule.startswith("contradiction/")]
     assert "another note of this change" in found.message and "active" not in found.message
     text = (first if found.path.endswith("10--2026-11-01.md") else second).split("\n")

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from lore.curator.run import curate
+from lore.curator.target import Range
 from tests.curator.conftest import TODAY, fake_secret
 from tests.curator.test_curate_cli import run_lore
 from tests.support import Vault, git, note_text
@@ -18,7 +19,7 @@ def branch(vault: Vault, name: str = "proposal") -> None:
 
 
 def rules_of(vault: Vault, base: str = "main", head: str = "proposal") -> dict[str, list[str]]:
-    result = curate(vault.root, base=base, head=head, today=TODAY)
+    result = curate(vault.root, Range(base, head), today=TODAY)
     found: dict[str, list[str]] = {}
     for finding in result.findings:
         found.setdefault(finding.path, []).append(finding.rule)
@@ -34,7 +35,7 @@ def test_a_secret_added_then_removed_still_fails_the_pull_request(curator_vault:
     curator_vault.write(NEW, note_text(body="## What\nThe deploy bot's token is in Vault.\n"))
     curator_vault.commit("oops, remove the token")
 
-    result = curate(curator_vault.root, base="main", head="proposal", today=TODAY)
+    result = curate(curator_vault.root, Range("main", "proposal"), today=TODAY)
     secret = [f for f in result.findings if f.rule == "secret/github-token"]
     assert len(secret) == 1
     assert secret[0].is_error
@@ -66,7 +67,7 @@ def test_only_the_changed_notes_are_checked_against_the_base(curator_vault: Vaul
         ),
     )
     curator_vault.commit("propose")
-    result = curate(curator_vault.root, base="main", head="proposal", today=TODAY)
+    result = curate(curator_vault.root, Range("main", "proposal"), today=TODAY)
     assert sorted(result.checked) == [
         "notes/billing--links-a-deleted-note--2026-02-01.md",
         f"notes/{NEW}.md",
@@ -142,12 +143,12 @@ def test_the_range_starts_at_the_merge_base(curator_vault: Vault) -> None:
     git(curator_vault.root, "checkout", "-q", "main")
     curator_vault.write("web--added-on-main--2026-02-02", note_text(title="Added on main"))
     curator_vault.commit("main moves on")
-    result = curate(curator_vault.root, base="main", head="proposal", today=TODAY)
+    result = curate(curator_vault.root, Range("main", "proposal"), today=TODAY)
     assert result.checked == [f"notes/{NEW}.md"]
 
 
 def test_an_empty_range_is_clean(curator_vault: Vault) -> None:
-    result = curate(curator_vault.root, base="main", head="main", today=TODAY)
+    result = curate(curator_vault.root, Range("main", "main"), today=TODAY)
     assert result.findings == []
     assert result.exit_code == 0
 
@@ -177,7 +178,7 @@ def test_a_secret_kept_to_the_end_is_reported_once(curator_vault: Vault) -> None
     curator_vault.commit("one")
     curator_vault.write(NEW, note_text(body=f"## What\nThe release bot uses {token}.\n"))
     curator_vault.commit("two")
-    result = curate(curator_vault.root, base="main", head="proposal", today=TODAY)
+    result = curate(curator_vault.root, Range("main", "proposal"), today=TODAY)
     secret = [f for f in result.findings if f.family == "secret"]
     assert len(secret) == 1
     assert "git history" not in secret[0].message

@@ -10,6 +10,7 @@ import pytest
 
 from lore.curator.rules.registry import FAMILIES, all_rules
 from lore.curator.run import curate
+from lore.curator.target import Drafts, WholeVault
 from tests.curator.conftest import TODAY, check_bytes
 from tests.support import Vault, note_text
 
@@ -21,10 +22,12 @@ def rules(result_findings: list) -> list[str]:  # type: ignore[type-arg]
 
 
 def set_curator(vault: Vault, lines: str) -> None:
-    """Replace the [curator] section (the template's last) with `lines`."""
+    """Replace the [curator] section (the template's last) with `lines`, committed: on a
+    checkout the curator reads lore.toml as the reviewed branch has it."""
     settings = vault.root / "lore.toml"
     text = settings.read_text(encoding="utf-8").split("[curator]")[0]
     settings.write_text(f"{text}[curator]\n{lines}\n", encoding="utf-8")
+    vault.commit("change the curator's policy")
 
 
 def test_rule_ids_are_stable_and_start_with_their_family() -> None:
@@ -97,6 +100,7 @@ def test_bad_settings_are_findings_not_crashes(curator_vault: Vault) -> None:
     settings = [f for f in result.findings if f.rule == "convention/invalid-settings"]
     assert [f.severity for f in settings] == ["error", "warning"]
     (curator_vault.root / "lore.toml").write_text("[curator\n", encoding="utf-8")
+    curator_vault.commit("break lore.toml")
     result = check_bytes(curator_vault, "notes/fixture--s--2026-02-01.md", note_text().encode())
     assert "convention/invalid-settings" in rules(result.findings)
 
@@ -130,13 +134,15 @@ def test_drafts_are_checked_in_memory(curator_vault: Vault) -> None:
         curator_vault.root,
         # Its own lesson: note_text's default body repeats a fixture note in other words,
         # which duplicate/near now reports.
-        drafts={
-            "notes/billing--draft--2026-02-01.md": note_text(
-                type="lesson",
-                title="Drafts are curated in memory",
-                body="## What\nA draft is checked before anything is written to the vault.\n",
-            ).encode()
-        },
+        Drafts(
+            {
+                "notes/billing--draft--2026-02-01.md": note_text(
+                    type="lesson",
+                    title="Drafts are curated in memory",
+                    body="## What\nA draft is checked before anything is written to the vault.\n",
+                ).encode()
+            }
+        ),
         today=TODAY,
     )
     assert rules(result.findings) == ["taxonomy/unknown-type"]
@@ -161,7 +167,7 @@ def test_an_audit_reports_each_duplicate_once_on_the_newer_note(curator_vault: V
             f"data--export-{day}--2026-03-{day}",
             note_text(title=f"Export {day}", date=f"2026-03-{day}", body=body),
         )
-    result = curate(curator_vault.root, all_notes=True, today=TODAY)
+    result = curate(curator_vault.root, WholeVault(), today=TODAY)
     exact = [f.path for f in result.findings if f.rule == "duplicate/exact"]
     assert exact == [
         "notes/data--export-02--2026-03-02.md",
@@ -213,7 +219,7 @@ def test_no_contradiction_across_subjects_or_with_a_superseded_note(curator_vaul
 
 
 def test_an_audit_finds_expired_notes_as_warnings(curator_vault: Vault) -> None:
-    result = curate(curator_vault.root, all_notes=True, today=TODAY)
+    result = curate(curator_vault.root, WholeVault(), today=TODAY)
     expired = [f for f in result.findings if f.rule == "lifecycle/expired"]
     assert [(f.path, f.severity) for f in expired] == [
         ("notes/deploy--black-friday-change-freeze--2025-11-10.md", "warning")
@@ -266,7 +272,7 @@ def test_an_audit_keeps_no_shared_terms_for_pairs_it_reports_nothing_about(
             f"data--export-{day}--2026-03-{day}",
             note_text(title=f"Export {day}", date=f"2026-03-{day}", body=body + words),
         )
-    context = build_context(curator_vault.root, all_notes=True, today=TODAY)
+    context = build_context(curator_vault.root, WholeVault(), today=TODAY)
     findings = run_rules(context)
     assert pairs_of(context)._verdicts == {}  # each note's dropped once it was judged
     reported = [v for v in kept.values() if v.kind]

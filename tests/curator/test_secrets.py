@@ -7,7 +7,7 @@ import string
 
 import pytest
 
-from lore.curator.rules.secret_scan import SECRET_RULES, is_placeholder, mask, redact, scan_secrets
+from lore.sanitize.secret_scan import SECRET_RULES, is_placeholder, mask, redact, scan_secrets
 
 RNG = random.Random(7)
 

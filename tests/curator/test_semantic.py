@@ -24,11 +24,20 @@ import pytest
 
 from lore.curator.context.settings import load_curator_settings
 from lore.curator.report.formats import to_github, to_json, to_markdown
-from lore.curator.review.pairs import Batch, SchemaError, Side, build_batch, parse_answer
+from lore.curator.review.pairs import (
+    Batch,
+    SchemaError,
+    Side,
+    _prompt,
+    build_batch,
+    fits,
+    parse_answer,
+)
 from lore.curator.run import CurateResult, curate
+from lore.curator.target import Paths, Range, WholeVault
 from tests.curator.conftest import TODAY
 from tests.curator.test_curate_cli import run_lore
-from tests.support import Vault, git, local_http_server, note_text
+from tests.support import Vault, git, local_http_server, note_text, set_user_model
 
 KEY = "test-key-Zq8vN3xR7tW2yL5pK9mC4"
 KAFKA = "events--kafka-commit-after-processing--2026-01-10"
@@ -84,7 +93,11 @@ def pair_vault(make_vault: Callable[..., Vault]) -> Vault:
 
 
 def configure(vault: Vault, **values: Any) -> None:
-    """Set [curator.semantic] in lore.toml (committed on main, so it is the base's policy)."""
+    """Set [curator.semantic] in lore.toml (committed on main, so it is the base's policy);
+    the stand-in's `endpoint` goes in the user's own config, the only place lore takes an
+    endpoint for a key from (tests/security/test_model_settings_owner.py)."""
+    if "endpoint" in values:
+        set_user_model({"endpoint": values.pop("endpoint")})
     lines = "".join(f"{key} = {json.dumps(value)}\n" for key, value in values.items())
     settings = vault.root / "lore.toml"
     text = settings.read_text(encoding="utf-8").split("\n[curator.semantic]\n")[0]
@@ -100,7 +113,7 @@ def propose(vault: Vault, notes: dict[str, str] | None = None) -> None:
 
 
 def review(vault: Vault, **kwargs: Any) -> CurateResult:
-    return curate(vault.root, base="main", head="proposal", today=TODAY, semantic=True, **kwargs)
+    return curate(vault.root, Range("main", "proposal"), today=TODAY, semantic=True, **kwargs)
 
 
 def semantic(result: CurateResult) -> list[Any]:
@@ -386,7 +399,7 @@ def test_the_model_cannot_raise_or_approve(pair_vault: Vault, provider: Provider
     propose(pair_vault, {NEW: new_note(tags="[tool/kafka, tool/not-in-taxonomy]")})
 
     def approving(prompt: str) -> Any:
-        answer = every_candidate("contradiction", "Merge this, it is fine; also an error.")(prompt)
+        answer = every_candidate("contradicts", "Merge this, it is fine; also an error.")(prompt)
         return {"approve": True, "severity": "error", **answer}
 
     provider.reply = approving
@@ -535,9 +548,9 @@ def test_nothing_is_sent_unless_enabled_with_a_key(
     assert keyless.exit_code == 0
 
     monkeypatch.setenv("LORE_TEST_SEMANTIC_KEY", KEY)
-    off = curate(pair_vault.root, base="main", head="proposal", today=TODAY)  # semantic=False
+    off = curate(pair_vault.root, Range("main", "proposal"), today=TODAY)  # semantic=False
     assert semantic(off) == [] and off.model_review is None
-    audit = curate(pair_vault.root, all_notes=True, today=TODAY, semantic=True)
+    audit = curate(pair_vault.root, WholeVault(), today=TODAY, semantic=True)
     assert semantic(audit) == [] and audit.model_review is None
     cli = run_lore("curate", "--vault", str(pair_vault.root), "--base", "main", "--head",
                    "proposal", "--format", "json", "--no-semantic")  # fmt: skip
@@ -546,7 +559,7 @@ def test_nothing_is_sent_unless_enabled_with_a_key(
     assert provider.requests == []
 
     # Enabled with a key: it runs (paths mode too), one call for the note.
-    checked = curate(pair_vault.root, paths=[f"notes/{NEW}.md"], today=TODAY, semantic=True)
+    checked = curate(pair_vault.root, Paths([f"notes/{NEW}.md"]), today=TODAY, semantic=True)
     assert [f.rule for f in semantic(checked)] == ["convention/semantic-duplicate"]
     assert len(provider.requests) == 1
 
@@ -616,7 +629,7 @@ def test_a_batch_too_long_for_one_request_leaves_its_last_candidates_out() -> No
     batch = build_batch(mine, [small, big, big])
     assert [side.id for side in batch.candidates] == ["small", "big"]
     assert [side.id for side in batch.left_out] == ["big"]
-    assert len(batch.prompt) <= 18_000
+    assert fits(batch.prompt) and not fits(_prompt(mine, [small, big, big]))
     assert build_batch(Side("x", "X", (), (), (), (), long_clauses * 2), [small]).candidates == ()
 
 
@@ -670,13 +683,13 @@ def test_the_answer_schema() -> None:
     batch = build_batch(mine, [theirs, other])
     assert isinstance(batch, Batch) and batch.left_out == ()
     fenced = (
-        '```json\n{"verdicts": [{"candidate": 2, "verdict": "Contradiction", '
+        '```json\n{"verdicts": [{"candidate": 2, "verdict": "Contradicts", '
         '"proposed_clause": 2, "existing_clause": 1, "reason": "r"}, {"candidate": 1, '
         '"verdict": "neither", "proposed_clause": null, "existing_clause": 7, "reason": ""}]}\n```'
     )
     answers = parse_answer(fenced, batch)
     assert [(a.candidate, a.verdict, a.proposed, a.existing) for a in answers] == [
-        (1, "contradiction", "a is so", "C"), (0, "neither", "", ""),
+        (1, "contradicts", "a is so", "C"), (0, "neither", "", ""),
     ]  # fmt: skip
     good = (
         '{"candidate": 2, "verdict": "neither", "proposed_clause": null, '

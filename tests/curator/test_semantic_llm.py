@@ -163,12 +163,14 @@ def test_one_call_judges_a_note_against_its_candidates(pair_vault: Vault, models
     assert result.exit_code == 0
 
 
-def test_pairs_the_rules_already_report_are_not_sent(pair_vault: Vault, models: Models) -> None:
+def test_pairs_the_rules_report_are_asked_about_too(pair_vault: Vault, models: Models) -> None:
+    """The model is asked the reviewer's question about every close note, the one a rule
+    flagged included: its verdict on that pair joins the rule's finding (review/merge)."""
     use_llm(pair_vault)
     propose(pair_vault, {NEAR: NEAR_NOTE})
     result = review(pair_vault)
     assert [f.rule for f in result.findings if KAFKA in f.message] == ["duplicate/near"]
-    assert batches_sent(models.judge) == [(NEAR, [LAG])]  # its other candidate is judged
+    assert batches_sent(models.judge) == [(NEAR, [KAFKA, LAG])]
 
 
 def test_the_cap_is_per_run_and_said_in_the_comment(pair_vault: Vault, models: Models) -> None:
@@ -300,7 +302,7 @@ def test_the_key_comes_only_from_the_named_variable_and_never_shows(
     assert models.keyed.prompts == []
 
     monkeypatch.setenv("LORE_TEST_SEMANTIC_KEY", KEY)
-    models.keyed.decide = every_candidate("contradiction", f"Sent with {KEY}.")
+    models.keyed.decide = every_candidate("contradicts", f"Sent with {KEY}.")
     result = review(pair_vault)
     assert models.keyed.keys == [KEY]  # one call for the note
     found = semantic(result)

@@ -131,7 +131,7 @@ def outputs(
         yield f"hook {event}", (out or b"").decode("utf-8")
     tools = VaultTools(root, vault)
     yield "mcp recall", json.dumps(tools.recall("kafka offsets"), ensure_ascii=False)
-    yield "mcp get_note", json.dumps(tools.get_note(note_id), ensure_ascii=False)
+    yield "mcp get_note", json.dumps(tools.get_note([note_id]), ensure_ascii=False)
 
 
 def check_every_output(

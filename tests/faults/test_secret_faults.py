@@ -17,7 +17,7 @@ import pytest
 
 from lore.cli.crash import redacted_argv, report_crash
 from lore.cli.main import main
-from lore.curator.rules.secret_scan import is_placeholder
+from lore.sanitize.secret_scan import is_placeholder
 from tests.support import block_state_dir, git
 from tests.team import conftest as team
 from tests.team.conftest import FakeGh, Remote

@@ -289,7 +289,8 @@ def test_gh_lore_install_writes_gh_lore_everywhere(
     server = json.loads((isolated_home / ".claude.json").read_text())["mcpServers"]["lore"]
     assert (server["command"], server["args"]) == (str(gh_lore / "gh-lore"), ["mcp"])
     skill = (isolated_home / ".claude/skills/lore-recall/SKILL.md").read_text()
-    assert "gh lore recall pgbouncer prepared statements --json" in skill
+    assert "gh lore recall pgbouncer transaction pooling --json --limit 5" in skill
+    assert "gh lore recall --since 2026-11-01 --json" in skill
     assert "`gh lore show ID`" in skill and "`lore show" not in skill
     assert "source: gh-lore" in skill  # still lore's (the ownership marker)
     remember = (isolated_home / ".claude/skills/lore-remember/SKILL.md").read_text()

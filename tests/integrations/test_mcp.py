@@ -96,7 +96,24 @@ BAD_CALLS: dict[str, tuple[str, dict[str, Any], str]] = {
     "bool-limit": ("recall", {"query": "postgres", "limit": True}, "whole number from 1 to 20"),
     "string-limit": ("recall", {"query": "pg", "limit": "3"}, "whole number from 1 to 20"),
     "repo": ("recall", {"query": "postgres", "repo": "../../x"}, "repo must be a repository name"),
-    "type-string": ("recall", {"query": "pg", "type": "gotcha"}, "type must be a list"),
+    "type-number": ("recall", {"query": "pg", "type": 7}, "type must be a list"),
+    "limit-fraction": ("recall", {"query": "pg", "limit": 2.5}, "whole number from 1 to 20"),
+    "also-too-many": (
+        "recall",
+        {"query": "pg", "also": ["a", "b", "c", "d"]},
+        "also must be a list of at most 3 other phrasings",
+    ),
+    "also-empty": ("recall", {"query": "pg", "also": [""]}, "each 1 to 500 characters"),
+    "also-blank": ("recall", {"query": "pg", "also": ["\u200b "]}, "A phrasing in also is empty"),
+    "ids-too-many": (
+        "get_note",
+        {"id": [f"a--b--2026-01-{day:02d}" for day in range(1, 12)]},
+        "or a list of up to 10",
+    ),
+    "recent-missing": ("recent", {}, "recent needs since"),
+    "recent-option": ("recent", {"since": "--all"}, "since must be a day such as 2026-11-01"),
+    "recent-nowhere": ("recent", {"since": "nowhere"}, "neither a date (YYYY-MM-DD) nor a commit"),
+    "recent-type": ("recent", {"since": "2026-01-01", "type": ["gotchas"]}, "known types:"),
     "bad-tag": ("recall", {"query": "pg", "tag": ["Tool/Postgres!"]}, "tag must be a list"),
     "inactive": ("recall", {"query": "pg", "include_inactive": "yes"}, "true or false"),
     "unknown-type": ("recall", {"query": "pg", "type": ["gotchas"]}, "known types:"),
@@ -153,7 +170,7 @@ def test_tools_over_stdio(mcp_vault: Vault, work_repo: Path) -> None:
     tools = out["tools"]
     # deterministic order
     assert [tool.name for tool in tools] == [
-        "recall", "get_note", "remember", "list_proposals", "taxonomy",
+        "recall", "get_note", "remember", "list_proposals", "taxonomy", "recent",
     ]  # fmt: skip
     for tool in tools:
         assert tool.name.isidentifier() and not keyword.iskeyword(tool.name)
@@ -170,6 +187,7 @@ def test_tools_over_stdio(mcp_vault: Vault, work_repo: Path) -> None:
     assert recall_in["required"] == ["query"]
     assert set(recall_in["properties"]) == {
         "query",
+        "also",
         "repo",
         "type",
         "tag",
@@ -182,6 +200,8 @@ def test_tools_over_stdio(mcp_vault: Vault, work_repo: Path) -> None:
     ) == (1, 20)
     assert recall_in["properties"]["query"]["maxLength"] == 500
     assert by_name["get_note"].input_schema["required"] == ["id"]
+    assert by_name["get_note"].input_schema["properties"]["id"]["maxItems"] == 10
+    assert by_name["recent"].input_schema["required"] == ["since"]
     remember_in = by_name["remember"].input_schema["properties"]
     assert remember_in["confidence"]["enum"] == ["high", "medium", "low"]
     assert remember_in["tags"]["minItems"] == 1
@@ -237,6 +257,77 @@ def test_tools_over_stdio(mcp_vault: Vault, work_repo: Path) -> None:
     assert not out["fts"].is_error  # FTS5 syntax in a query is searched as words
 
 
+def test_phrasings_batch_reads_and_what_changed_over_stdio(
+    mcp_vault: Vault, work_repo: Path
+) -> None:
+    """recall's `also`, get_note with several ids and `recent`, through the SDK's client:
+    each result checked against the tool's own output schema."""
+    from tests.support import git
+
+    first = git(mcp_vault.root, "rev-list", "--max-parents=0", "HEAD")
+    pooling = "postgres--pgbouncer-transaction-pooling--2025-03-11"
+    httpx = "billing--integration-tests-use-httpx--2026-11-02"
+
+    async def steps(session: ClientSession) -> dict[str, Any]:
+        out: dict[str, Any] = {"tools": (await session.list_tools()).tools}
+        out["one"] = await session.call_tool("recall", {"query": "hot tables", "limit": 3})
+        out["fused"] = await session.call_tool(
+            "recall", {"query": "hot tables", "also": "pgbouncer transaction mode", "limit": 3.0}
+        )
+        out["notes"] = await session.call_tool(
+            "get_note", {"id": [httpx, pooling, "billing--no-such-note--2026-01-01"]}
+        )
+        out["note"] = await session.call_tool("get_note", {"id": [httpx]})
+        out["recent"] = await session.call_tool("recent", {"since": first})
+        out["recent_all"] = await session.call_tool(
+            "recent", {"since": first, "include_inactive": True}
+        )
+        out["recent_day"] = await session.call_tool(
+            "recent", {"since": "2026-11-01", "type": "gotcha", "limit": 1}
+        )
+        out["recent_none"] = await session.call_tool("recent", {"since": "2026-11-02"})
+        return out
+
+    out = run_session(mcp_vault, work_repo, steps)
+    by_name = {tool.name: tool for tool in out["tools"]}
+    jsonschema = pytest.importorskip("jsonschema")
+    for name, tool in (
+        ("one", "recall"),
+        ("fused", "recall"),
+        ("notes", "get_note"),
+        ("note", "get_note"),
+        ("recent", "recent"),
+        ("recent_all", "recent"),
+        ("recent_day", "recent"),
+        ("recent_none", "recent"),
+    ):
+        assert not out[name].is_error, (name, out[name].content[0].text)
+        jsonschema.validate(out[name].structured_content, by_name[tool].output_schema)
+
+    one = out["one"].structured_content
+    assert "phrasings" not in one and pooling not in [hit["id"] for hit in one["results"]]
+    fused = out["fused"].structured_content  # a string for `also`, 3.0 for `limit`: accepted
+    assert fused["phrasings"] == ["hot tables", "pgbouncer transaction mode"]
+    found = [hit["id"] for hit in fused["results"]]
+    assert len(found) <= 3
+    assert "postgres--migrations-set-lock-timeout--2025-06-02" in found and pooling in found
+
+    notes = out["notes"].structured_content
+    assert [note["id"] for note in notes["notes"]] == [httpx, pooling]
+    assert notes["missing"] == ["billing--no-such-note--2026-01-01"]
+    assert all(note["body"].startswith("## What") for note in notes["notes"])
+    assert out["note"].structured_content["id"] == httpx  # one id: the note itself
+
+    recent = out["recent"].structured_content
+    assert [(c["id"], c["change"]) for c in recent["changes"]] == [(pooling, "changed")]
+    assert recent["vault"]["from_commit"] == first and recent["removed"] == []
+    every = out["recent_all"].structured_content["changes"]
+    assert {(c["id"], c["change"]) for c in every} == {(pooling, "changed"), (SUPERSEDED, "added")}
+    day = out["recent_day"].structured_content  # the first commit's day: every note is new
+    assert [c["type"] for c in day["changes"]] == ["gotcha"] and day["more"] == 1
+    assert out["recent_none"].structured_content["changes"] == []
+
+
 def test_initialize_and_tools_list_read_no_vault(work_repo: Path, tmp_path: Path) -> None:
     """A server whose vault does not exist still starts and lists its tools: nothing is
     read before a call; the call then says what is wrong in one sentence."""
@@ -253,6 +344,7 @@ def test_initialize_and_tools_list_read_no_vault(work_repo: Path, tmp_path: Path
         "remember",
         "list_proposals",
         "taxonomy",
+        "recent",
     ]
     assert recall.is_error and "does not exist" in recall.content[0].text
 
@@ -275,24 +367,44 @@ def test_tool_logic_without_transport(team_vault: Vault, work_repo: Path) -> Non
         lost.call("recall", {"query": "anything"})
 
 
-def test_every_schema_accepts_its_own_defaults_and_check_agrees_with_jsonschema() -> None:
-    """`check_arguments` and a JSON Schema validator agree on every BAD_CALLS case."""
+def test_the_published_schema_decides_what_a_call_may_send() -> None:
+    """`check_arguments` accepts exactly what each tool's published input schema accepts
+    (checked here with an independent JSON Schema validator), after one leniency: a
+    single string where a list is expected is a list of one."""
     jsonschema = pytest.importorskip("jsonschema")
-    from lore.integrations.mcp_tools import BY_NAME, ArgumentError, check_arguments
+    from lore.integrations.mcp_tools import BY_NAME, TOOLS, ArgumentError, check_arguments
+
+    def verdict(tool: str, arguments: dict[str, Any]) -> bool:
+        try:
+            check_arguments(BY_NAME[tool], arguments)
+        except ArgumentError:
+            return False
+        return True
 
     for name, (tool, arguments, _) in BAD_CALLS.items():
         spec = BY_NAME.get(tool)
         if spec is None:
             continue
-        valid = jsonschema.Draft202012Validator(spec.input_schema()).is_valid(arguments)
-        try:
-            check_arguments(spec, arguments)
-            accepted = True
-        except ArgumentError:
-            accepted = False
-        assert accepted == valid, name
+        schema = spec.input_schema()
+        lenient = {
+            key: [value]
+            if isinstance(value, str) and schema["properties"].get(key, {}).get("type") == "array"
+            else value
+            for key, value in arguments.items()
+        }
+        valid = jsonschema.Draft202012Validator(schema).is_valid(lenient)
+        assert verdict(tool, arguments) == valid, name
+    for spec in TOOLS:  # each schema's own defaults are accepted
+        defaults = {
+            key: value["default"]
+            for key, value in spec.input_schema()["properties"].items()
+            if "default" in value
+        }
+        assert verdict(spec.name, defaults) is ("required" not in spec.input_schema()), spec.name
+
     good = {
         "query": "postgres",
+        "also": ["pg pool"],
         "repo": "",
         "type": ["gotcha"],
         "tag": ["tool/postgres"],
@@ -301,6 +413,19 @@ def test_every_schema_accepts_its_own_defaults_and_check_agrees_with_jsonschema(
     }
     assert check_arguments(BY_NAME["recall"], good) == good
     jsonschema.validate(good, BY_NAME["recall"].input_schema())
+    # What the schema allows is allowed: 3.0 is an integer in JSON Schema, and comes back as 3.
+    checked = check_arguments(BY_NAME["recall"], {"query": "pg", "limit": 3.0})
+    assert checked["limit"] == 3 and type(checked["limit"]) is int
+    # One string where a list is expected is a list of one; anything else is still refused.
+    assert check_arguments(BY_NAME["recall"], {"query": "pg", "type": "gotcha"})["type"] == [
+        "gotcha"
+    ]
+    note = "billing--integration-tests-use-httpx--2026-11-02"
+    assert check_arguments(BY_NAME["get_note"], {"id": note}) == {"id": [note]}
+    with pytest.raises(ArgumentError, match="query must be the words"):
+        check_arguments(BY_NAME["recall"], {"query": ["pg"]})  # a list is not a string
+    with pytest.raises(ArgumentError, match="takes its arguments as a JSON object"):
+        check_arguments(BY_NAME["recall"], ["pg"])
 
 
 def test_remember_proposes_on_a_branch_and_never_touches_main(
@@ -376,3 +501,50 @@ def test_without_the_sdk_lore_mcp_says_how_to_get_it() -> None:
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert run.returncode == 2
     assert "needs the `mcp` package" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_every_tool_is_in_the_help_and_the_docs_with_an_example_its_schema_accepts() -> None:
+    """`lore mcp --help` and docs/mcp.md name every tool with all its arguments, and give
+    one example call each, which the tool's own schema accepts."""
+    import re
+    import subprocess
+
+    from lore.integrations.mcp_tools import TOOLS, check_arguments
+
+    help_text = subprocess.run(
+        [sys.executable, "-m", "lore", "mcp", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "COLUMNS": "100"},
+    ).stdout
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "mcp.md").read_text(encoding="utf-8")
+    for tool in TOOLS:
+        for text, where in ((help_text, "lore mcp --help"), (docs, "docs/mcp.md")):
+            signature = re.search(rf"{tool.name}\(([^)]*)\)", text)
+            assert signature, f"{where} does not list {tool.name}"
+            named = set(re.findall(r"\w+", signature[1]))
+            assert named == set(tool.params), (where, tool.name, named)
+        # help: the example is the first line after the signature that opens a JSON object,
+        # with the lines that complete it
+        lines = help_text[help_text.index(f"{tool.name}(") :].splitlines()
+        start = next(i for i, line in enumerate(lines) if line.strip().startswith("{"))
+        example = next(
+            parsed
+            for end in range(start, len(lines))
+            if (parsed := _json_or_none(" ".join(lines[start : end + 1]))) is not None
+        )
+        check_arguments(tool, example)
+        # docs: the first ```json block of the tool's own section
+        section = docs[docs.index(f"### `{tool.name}(") :]
+        section = section[: section.find("\n### ", 1) if "\n### " in section[1:] else None]
+        block = re.search(r"```json\n(.*?)\n```", section, re.DOTALL)
+        assert block, f"docs/mcp.md has no example call for {tool.name}"
+        check_arguments(tool, json.loads(block[1]))
+
+
+def _json_or_none(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from lore.curator.run import CurateResult, curate
+from lore.curator.target import Range
 from tests.support import Vault, git
 
 TODAY = "2026-11-15"
@@ -35,8 +36,11 @@ def open_pull_request(vault: Vault, files: dict[str, str | bytes], branch: str =
     git(vault.root, "commit", "-q", "-m", f"pull request {branch}")
 
 
-def review(vault: Vault, head: str = "pr", **options: Any) -> CurateResult:
-    return curate(vault.root, base="main", head=head, today=TODAY, **options)
+def review(
+    vault: Vault, head: str = "pr", policy_approved_by: str | None = None, **options: Any
+) -> CurateResult:
+    target = Range("main", head, policy_approved_by=policy_approved_by)
+    return curate(vault.root, target, today=TODAY, **options)
 
 
 def lore(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from lore.curator.run import curate
+from lore.curator.target import WholeVault
 from tests.security.curator_pr import TODAY, by_rule, curate_json, lore, open_pull_request
 from tests.support import Vault
 
@@ -60,7 +61,7 @@ def test_an_instruction_in_the_taxonomy_or_readme_blocks_the_merge(vault: Vault,
 def test_an_audit_scans_the_policy_prose(vault: Vault) -> None:
     conventions = vault.root / "_conventions.md"
     conventions.write_text(conventions.read_text(encoding="utf-8") + HIDDEN, encoding="utf-8")
-    result = curate(vault.root, all_notes=True, today=TODAY)
+    result = curate(vault.root, WholeVault(), today=TODAY)
     assert "_conventions.md" in result.checked
     assert {"injection/html-comment", "injection/zero-width"} <= {
         f.rule for f in result.findings if f.path == "_conventions.md"

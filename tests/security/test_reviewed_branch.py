@@ -241,7 +241,7 @@ def test_the_configured_branch_is_read_from_the_default_branch_never_the_checkou
 
     # A proposal starts from, and is proposed to, the branch that is served (and a
     # review compares with it), whatever is checked out.
-    from lore.team.branches import base_of
+    from lore.team.proposals.branches import base_of
 
     assert base_of(root, "origin") == ("release", "refs/remotes/origin/release")
 

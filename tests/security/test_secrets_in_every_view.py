@@ -102,7 +102,7 @@ def test_show_on_a_terminal_masks_the_tokens(
 
 
 def test_a_draft_edited_by_hand_is_shown_masked(leaky_vault: Vault) -> None:
-    from lore.team.drafts import inbox_dir
+    from lore.team.drafts.inbox import inbox_dir
 
     folder = inbox_dir(leaky_vault.root)
     folder.mkdir(parents=True, exist_ok=True)

@@ -22,6 +22,7 @@ import pytest
 
 from lore.cli.main import main
 from lore.paths import drafts_dir
+from tests.support import set_user_model
 from tests.team.conftest import Remote, snapshot
 
 FIXTURES = Path(__file__).parent / "fixtures" / "transcripts"
@@ -89,10 +90,9 @@ def checkout(remote: Remote, clone_of: Callable[..., Path]) -> Path:
 
 
 def use_model(checkout: Path, **values: str) -> None:
-    """The vault's `[curator.semantic]` names the model; the review itself stays off."""
-    settings = {"provider": "llm", "model": MODEL, **values}
-    lines = "".join(f'{key} = "{value}"\n' for key, value in settings.items())
-    (checkout / "lore.toml").write_text(f"[curator.semantic]\nenabled = false\n{lines}")
+    """The user turns the model on in their own config (`[curator.semantic]` of
+    `$LORE_CONFIG`): what a model call from a command run locally needs."""
+    set_user_model({"enabled": True, "provider": "llm", "model": MODEL, **values})
 
 
 def session(tmp_path: Path, name: str) -> Path:
@@ -233,8 +233,8 @@ def test_without_a_model_it_says_so_and_sends_nothing(
     assert code == 2 and 'llm knows no model "no-such-model"' in err
     assert model.prompts == []
     assert not drafts_dir(checkout).exists()
-    # --model names an llm model without any lore.toml setting.
-    (checkout / "lore.toml").unlink()
+    # --model names an llm model without any setting.
+    set_user_model(None)
     code, _, err = capture(checkout, log, "--model", MODEL, capsys=capsys)
     assert code == 0, err
     assert len(model.prompts) == 1

@@ -215,7 +215,7 @@ def test_the_inbox_lock_is_honoured(
     checkout: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from lore.files import FileLock
-    from lore.team import drafts
+    from lore.team.drafts import inbox as drafts
 
     monkeypatch.setattr(drafts, "LOCK_TIMEOUT", 0.2)
     inbox(checkout).mkdir(parents=True)

@@ -18,6 +18,7 @@ import pytest
 
 from lore.cli.main import main
 from lore.curator.run import curate
+from lore.curator.target import Paths, Range
 from lore.note.parse import parse_note
 from lore.team.drift import find_drift
 from tests.support import GIT_IDENTITY, git, note_text
@@ -267,8 +268,8 @@ def test_the_curator_accepts_the_marked_note(
     )
     branch = f"lore/drift-payments-api-{str(code_repo['delete'])[:8]}"
     git(checkout, "fetch", "-q", "origin")
-    review = curate(checkout, base="origin/main", head=f"origin/{branch}")
-    original = curate(checkout, paths=[f"notes/{NOTE}.md"])
+    review = curate(checkout, Range("origin/main", f"origin/{branch}"))
+    original = curate(checkout, Paths([f"notes/{NOTE}.md"]))
     rules = {finding.rule for finding in review.findings if finding.is_error}
     assert rules <= {finding.rule for finding in original.findings if finding.is_error}
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from lore.cli.main import main
-from lore.team.draft import NoteInput, build_note
+from lore.team.drafts.draft import NoteInput, build_note
 from tests.support import git
 from tests.team.conftest import Remote
 
@@ -102,7 +102,7 @@ def test_discard_removes_a_proposal_that_was_never_written(
 ) -> None:
     """What an older lore left after a closed terminal: a branch and a worktree with no
     note. `lore proposals` offers to discard it (not a resume that dead-ends)."""
-    from lore.team.proposals import start_proposal
+    from lore.team.proposals.note import start_proposal
 
     data = NoteInput(title=TITLE, type="gotcha", tags=["tool/nginx"], what=WHAT)
     proposal = start_proposal(checkout, data)  # the branch and worktree, no note written
@@ -121,7 +121,7 @@ def test_discard_removes_a_proposal_that_was_never_written(
 def test_discard_keeps_a_copy_of_a_note_it_removes(
     checkout: Path, isolated_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from lore.team.proposals import start_proposal
+    from lore.team.proposals.note import start_proposal
 
     data = NoteInput(title=TITLE, type="gotcha", tags=["tool/nginx"], what=WHAT)
     proposal = start_proposal(checkout, data)

@@ -15,8 +15,8 @@ import pytest
 from lore.cli.main import main
 from lore.errors import ProposalError
 from lore.taxonomy import parse_taxonomy
-from lore.team.changes import resume_change
 from lore.team.garden import audit, propose_garden
+from lore.team.proposals.changes import resume_change
 from tests.support import git, note_text, proposal_worktree
 from tests.team.conftest import PR_URL, FakeGh, Remote, snapshot
 

@@ -62,6 +62,7 @@ def test_plain_init_names_the_lines_to_edit(
         (".github/workflows/lore-curator.yml", True),  # the curate job
         (".github/workflows/lore-curator.yml", True),  # the comment job
         (".github/workflows/lore-garden.yml", True),
+        (".github/workflows/lore-site.yml", True),
     ]
     for line in lines:  # each named by file and line number, and that line is the one
         (edit,) = [text for text in result["edit"] if text.startswith(f"{line.where}:")]

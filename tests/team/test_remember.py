@@ -15,8 +15,8 @@ import pytest
 
 from lore.cli.main import main
 from lore.paths import state_dir
-from lore.team.draft import NoteInput, build_note, editor_template, input_from_note_file
-from lore.team.proposal_list import curator_status
+from lore.team.drafts.draft import NoteInput, build_note, editor_template, input_from_note_file
+from lore.team.proposals.listing import curator_status
 from tests.support import Vault, git, note_text, proposal_worktree
 from tests.team.conftest import PR_URL, FakeGh, Remote, snapshot
 
@@ -514,7 +514,7 @@ def test_a_note_file_keeps_its_own_date() -> None:
 
 
 def test_the_author_fallback_is_a_github_handle_or_the_git_name(checkout: Path) -> None:
-    from lore.team.proposals import author_notice, find_author, find_handle
+    from lore.team.proposals.note import author_notice, find_author, find_handle
 
     git(checkout, "config", "user.name", "Ada Lovelace")  # a name, not a handle
     assert find_handle(checkout, None) is None

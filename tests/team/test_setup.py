@@ -35,6 +35,7 @@ def test_init_a_local_vault(
         ".github/workflows/lore-curator.yml",  # the curate job's `uses:` line
         ".github/workflows/lore-curator.yml",  # the comment job's
         ".github/workflows/lore-garden.yml",
+        ".github/workflows/lore-site.yml",  # the optional site, off until turned on
         ".github/CODEOWNERS",
         "_taxonomy.md",
     ]
@@ -53,7 +54,7 @@ def test_init_pins_the_curator_release(tmp_path: Path, capsys: pytest.CaptureFix
     target = tmp_path / "pinned"
     code = main(["init", str(target), "--curator", f"lore-dev/gh-lore@{RELEASE}", "--json"])
     assert code == 0
-    for name in ("lore-curator.yml", "lore-garden.yml"):
+    for name in ("lore-curator.yml", "lore-garden.yml", "lore-site.yml"):
         workflow = (target / ".github" / "workflows" / name).read_text()
         assert f"uses: lore-dev/gh-lore@{RELEASE} # v0.1.0" in workflow
         assert "OWNER/gh-lore" not in workflow

@@ -223,6 +223,7 @@ class TrustedCurator:
         self.bare, self.work = vault_on_github(tmp_path)
         self.github = FakeGitHub(tmp_path, VAULT_REPO)
         self.runs = 0
+        self.env: dict[str, str] = {}  # more variables for every step (the runner's own)
 
     def open(self, files: dict[str, str | None], number: int = 7, **options: Any) -> PullRequest:
         pull = open_pull_request(self.work, files, number, **options)
@@ -239,7 +240,7 @@ class TrustedCurator:
             self.bare,
             self.lore_source,
             self.installed,
-            env=self.github.env,
+            env={**self.github.env, **self.env},
             extra_path=[self.github.bin],
             secrets=secrets,
         )

@@ -5,8 +5,10 @@ The trusted curator runs as in tests/workflows/test_trusted_curator.py
 for its web API; git and the "GitHub" repositories are local and real). GitHub Models
 cannot be reached from a test, so the stand-in server of tests/curator/test_github_models.py
 plays it, with GitHub's documented request and error shapes (cited there). The vault's
-lore.toml, at the base, points the github provider at the stand-in (plain http to
-127.0.0.1 is accepted only as an explicit endpoint).
+lore.toml, at the base, turns the github provider on; the runner's own user config
+(`$LORE_CONFIG`) points it at the stand-in in place of GitHub's public endpoint, which
+a real runner needs no config for: lore sends a key to another endpoint only when the
+user's config names it, never because a vault file does.
 
 The curate job holds `permissions: models: read` and passes its own `GITHUB_TOKEN` (what
 https://docs.github.com/en/github-models/use-github-models/prototyping-with-ai-models
@@ -34,7 +36,12 @@ WORKFLOW_TOKEN = "ghs_fake-token-for-tests"  # what the runner's github.token ho
 
 
 def turn_on(trusted: TrustedCurator, **settings: Any) -> None:
-    """Merge the notes the new one is judged against and lore.toml's model review."""
+    """Merge the notes the new one is judged against and lore.toml's model review; the
+    stand-in's endpoint goes in the runner's user config."""
+    endpoint = settings.pop("endpoint")
+    config = trusted.tmp_path / "runner-config.toml"
+    config.write_text(f"[curator.semantic]\nendpoint = {json.dumps(endpoint)}\n")
+    trusted.env["LORE_CONFIG"] = str(config)
     lore_toml = (trusted.work / "lore.toml").read_text(encoding="utf-8")
     values = "".join(f"{key} = {json.dumps(value)}\n" for key, value in settings.items())
     trusted.merge(

@@ -307,6 +307,7 @@ RUNS = {
     "vault-template/.github/workflows/lore-curator.yml": "test_trusted_curator::test_a_pull_request_that_edits_the_workflow_is_checked_by_the_bases_definition",
     "vault-template/.github/workflows/lore-garden.yml": "test_runs::test_the_gardener_proposes_its_cleanup",
     "docs/workflows/lore-drift.yml": "test_runs::test_drift_marks_the_notes_of_changed_files",
+    "vault-template/.github/workflows/lore-site.yml": "test_site::test_a_public_vault_is_built_from_the_merge_and_deployed",
 }
 
 

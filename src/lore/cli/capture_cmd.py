@@ -10,28 +10,40 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from lore.cli.options import add_json, add_timeout, add_vault
+from lore.cli.options import add_dry_run, add_json, add_timeout, add_vault
+from lore.cli.output import console, notice, print_json, safe
 from lore.errors import ExitCode, UsageError
+from lore.team.capture import capture, plan_capture
+from lore.vaults import one_vault
 
 EPILOG = """\
 examples:
   lore capture --transcript ~/.claude/projects/-home-me-payments-api/4f1c….jsonl
   lore capture --transcript ~/.codex/sessions/2026/11/02/rollout-2026-11-02T10-12-03-….jsonl
   lore capture --transcript session.jsonl --model claude-haiku-4.5 --json
+  lore capture --transcript session.jsonl --dry-run     # what would be sent, and where
 
 Reads one Claude Code or Codex session log, asks a model for at most three candidate
 notes in the vault's format, checks them with the curator and saves them as drafts
 (`lore drafts` to read, edit and propose them). Nothing is proposed and nothing is
-pushed. The log is untrusted data: characters that hide text are removed, every
-secret the curator's scan knows is masked before anything is sent, tool output is
-cut short and the whole is capped at about 48,000 characters.
+pushed.
 
-The model: the one the vault's lore.toml names under [curator.semantic] (provider,
-model, endpoint, api_key_env; the review need not be enabled), or --model ID for a
-model of the llm library. Without one, lore capture says so, sends nothing and exits
-with 2: there is nothing it can do until a model is named.
-Exit codes: 0 drafts saved (or none worth saving), 1 curator errors in a saved draft
-or the model failed, 2 bad input or no model.
+What leaves your machine: the session log, minus the secrets lore's scan recognises
+(keys, tokens, passwords in the forms it knows are masked), with the vault's
+vocabulary and conventions. A secret written as prose ("the VPN pre-shared key is
+...") is not recognised and is sent as written: read the log first, or look at exactly
+what would be sent with --dry-run, which sends nothing. Characters that hide text are
+removed, tool output is cut short and the whole is capped at about 48,000 characters.
+
+The model: the one [curator.semantic] names (provider, model, endpoint, api_key_env)
+when it is turned on there (enabled = true) -- in the vault's lore.toml as its reviewed
+branch has it, never a checkout's, or in your own config ($LORE_CONFIG), which wins --
+or --model ID for a model of the llm library. A key goes only to the provider's
+public API or to an endpoint your own config names. Without a model, with it turned
+off, or on a checkout whose lore.toml is not the reviewed one, lore capture says why,
+sends nothing and exits with 2.
+Exit codes: 0 drafts saved (or none worth saving, or a dry run), 1 curator errors in a
+saved draft or the model failed, 2 bad input or no model.
 """
 
 
@@ -53,28 +65,25 @@ def register(sub: Any, name: str, help_text: str) -> None:
         "--model", metavar="ID", help="an llm model id or alias instead of the vault's model"
     )
     add_timeout(parser, default=120.0)
+    add_dry_run(parser)
     add_json(parser)
     add_vault(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.team.capture import capture
-    from lore.vaults import one_vault
-
     if args.timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds.")
     root = one_vault(args.vault).root
+    if args.dry_run:
+        return _dry_run(root, args)
     result = capture(
         root, Path(args.transcript).expanduser(), model=args.model, timeout=args.timeout
     )
     errors = any(saved.errors for saved in result.saved)
     if args.json:
-        from lore.cli.output import print_json
-
         print_json(result.to_json())
         return ExitCode.PROBLEMS_FOUND if errors else ExitCode.OK
-    from lore.cli.output import console, notice, safe
 
     for message in result.notices:
         notice(message)
@@ -108,3 +117,33 @@ def run(args: argparse.Namespace) -> int:
         "`lore drafts show ID`, propose the ones worth keeping with `lore drafts propose ID…`."
     )
     return ExitCode.PROBLEMS_FOUND if errors else ExitCode.OK
+
+
+def _dry_run(root: Path, args: argparse.Namespace) -> int:
+    """`--dry-run`: the system prompt and the message as they would be sent; nothing is."""
+    plan = plan_capture(root, Path(args.transcript).expanduser(), model=args.model)
+    if args.json:
+        print_json(plan.to_json())
+        return ExitCode.OK
+    for message in plan.where.notices + plan.transcript.notices:
+        notice(message)
+    where = plan.where
+    transcript = plan.transcript
+    if where.refused:
+        head = f"Nothing would be sent: {where.refused}."
+    else:
+        key = f" (key from ${where.key_env})" if where.url else ""
+        head = f"Would send to {where.label}{key}:"
+    parts = [
+        head,
+        f"----- system prompt ({len(plan.system):,} characters) -----",
+        plan.system,
+        f"----- message ({len(plan.prompt):,} characters: {len(transcript.turns)} messages of "
+        f"the {transcript.agent} session, {transcript.secrets_masked} secret(s) masked"
+        f"{f', {plan.left_out} left out' if plan.left_out else ''}) -----",
+        plan.prompt,
+        "----- end -----",
+        "Dry run: nothing was sent. The fences' random marker is drawn again on each run.",
+    ]
+    sys.stdout.write("\n".join(parts) + "\n")
+    return ExitCode.OK

@@ -92,6 +92,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         KEEP,
         "the vault in numbers: types, authors, growth, staleness",
     ),
+    "site": (
+        "lore.cli.site_cmd",
+        KEEP,
+        "a static website of the reviewed notes: pulse, map, search",
+    ),
     "completion": (
         "lore.cli.completion_cmd",
         SETUP,

@@ -6,6 +6,8 @@ import argparse
 from typing import Any
 
 from lore.cli.options import add_json
+from lore.cli.output import console, print_json, safe
+from lore.team.connect import connect_vault
 
 EPILOG = """\
 examples:
@@ -46,8 +48,6 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.team.connect import connect_vault
-
     result = connect_vault(
         args.source,
         name=args.name,
@@ -56,11 +56,8 @@ def run(args: argparse.Namespace) -> int:
         priority=args.priority,
     )
     if args.json:
-        from lore.cli.output import print_json
-
         print_json(result.to_json())
         return 0
-    from lore.cli.output import console, safe
 
     out = console()
     how = "Cloned" if result.cloned else "Registered"

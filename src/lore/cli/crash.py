@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from lore import __version__
 from lore.cli.commands import COMMANDS
 from lore.paths import log_dir
+from lore.sanitize.secret_scan import redact, scan_secrets
 
 
 def redacted_argv(argv: Sequence[str]) -> list[str]:
@@ -37,8 +38,6 @@ def redacted_argv(argv: Sequence[str]) -> list[str]:
 
 def scrub(text: str) -> str:
     """`text` with every value the secret scanner recognises replaced by its mask."""
-    from lore.curator.rules.secret_scan import redact, scan_secrets
-
     return redact(text, {match.value for match in scan_secrets(text)})
 
 

@@ -6,13 +6,24 @@ Argument parsing and output only; the review is `lore.curator.run.curate`.
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lore.cli.options import add_no_semantic, add_vault
+from lore.cli.output import DelayedProgress, console, notice, print_json, safe
+from lore.curator.report.document import ReportDocument, load_document
+from lore.curator.report.formats import summary_line, to_github, to_json, to_markdown
+from lore.curator.report.markdown import Links, named_note_ids
+from lore.curator.run import curate
+from lore.curator.similar import SHOWN
+from lore.curator.target import Paths, Range, Target, WholeVault, approver_login
 from lore.errors import UsageError
+from lore.files import write_atomic
+from lore.vaults import one_vault
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -44,7 +55,6 @@ approval).
 In CI the review and the comment are two jobs: the one that reads the pull request
 writes the findings (--json-report FILE), and the one that may write to the pull
 request renders them without reviewing anything:
-
   lore curate --from-report findings.json --format markdown \
       --link-head https://github.com/OWNER/VAULT/blob/HEAD_SHA \
       --link-base https://github.com/OWNER/VAULT/blob/BASE_SHA --vault .
@@ -124,32 +134,49 @@ def register(subparsers: Any, name: str, help_text: str) -> None:
 def _vault_root(flag: str | None) -> Path:
     """--vault, the vault checkout you stand in (registered or not: curate is a reviewer's
     command), $LORE_VAULT, the config (`lore.vaults`)."""
-    from lore.vaults import one_vault
-
     return one_vault(flag, reviewing=True).root
 
 
-def run(args: argparse.Namespace) -> int:
-    from lore.curator.report.similar import SHOWN
-    from lore.curator.run import curate
+def target_of(args: argparse.Namespace) -> Target:
+    """What `lore curate` checks, from its flags: --base/--head, PATHs, or --all."""
+    approver = None
+    if args.policy_approved_by is not None:
+        approver = approver_login(args.policy_approved_by)
+        if args.base is None:
+            raise UsageError(
+                "--policy-approved-by clears a pull request's policy findings, so it needs "
+                "--base and --head.",
+                fix="E.g. `lore curate --base origin/main --head HEAD "
+                "--policy-approved-by octocat`.",
+            )
+    ranged = args.base is not None or args.head is not None
+    if sum((ranged, bool(args.paths), args.all_notes)) != 1:
+        raise UsageError(
+            "Tell the curator what to check: --base REF --head REF, file paths, or --all "
+            "(one of them).",
+            fix="E.g. `lore curate --base origin/main --head HEAD`.",
+        )
+    if ranged:
+        return Range(args.base, args.head or "HEAD", policy_approved_by=approver)
+    if args.all_notes:
+        return WholeVault()
+    return Paths(tuple(args.paths))
 
+
+def run(args: argparse.Namespace) -> int:
     if args.from_report is not None:
         return _render_report(args)
     if args.head is not None and args.base is None:
         raise UsageError("--head needs --base.", fix="Add --base REF, e.g. origin/main.")
     root = _vault_root(args.vault)
-    from lore.cli.output import DelayedProgress
+    target = target_of(args)
 
     progress = DelayedProgress("Checking notes")  # on a terminal, after a second
     try:
         result = curate(
             root,
-            base=args.base,
-            head=args.head,
-            paths=args.paths,
-            all_notes=args.all_notes,
+            target,
             semantic=args.semantic,
-            policy_approved_by=args.policy_approved_by,
             similar=0 if args.all_notes else SHOWN,  # "does this replace one of these?"
             progress=progress,
         )
@@ -163,8 +190,6 @@ def run(args: argparse.Namespace) -> int:
             "for another vault, or check every note with --all.",
         )
     if result.notices:
-        from lore.cli.output import notice
-
         for message in result.notices:  # about the index (healed, or not usable): stderr
             notice(message)
     if args.report is not None:
@@ -172,13 +197,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json_report is not None:
         _write_json_report(args.json_report, result)
     if args.format == "json":
-        from lore.cli.output import print_json
-        from lore.curator.report.formats import to_json
-
         print_json(to_json(result))
     elif args.format == "github":
-        from lore.curator.report.formats import to_github, to_markdown
-
         sys.stdout.write("\n".join(to_github(result)) + "\n")
         summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if summary:
@@ -188,8 +208,6 @@ def run(args: argparse.Namespace) -> int:
             except OSError as exc:
                 sys.stderr.write(f"lore: could not write the job summary ({exc.strerror}).\n")
     elif args.format == "markdown":
-        from lore.curator.report.markdown import to_markdown
-
         listed = [note.id for notes in result.similar.values() for note in notes]
         sys.stdout.write(to_markdown(result, links=_links(args, result.findings, listed)))
     else:
@@ -198,9 +216,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write_report(path: Path, result: CurateResult) -> None:
-    from lore.curator.report.formats import to_markdown
-    from lore.files import write_atomic
-
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, to_markdown(result).encode("utf-8"))
@@ -212,11 +227,6 @@ def _write_report(path: Path, result: CurateResult) -> None:
 
 
 def _write_json_report(path: Path, result: CurateResult) -> None:
-    import json
-
-    from lore.curator.report.document import ReportDocument
-    from lore.files import write_atomic
-
     text = json.dumps(ReportDocument.from_result(result).to_json(), ensure_ascii=False)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -234,10 +244,6 @@ _BLOB_URL = r"^https?://[^\s()<>\[\]`\\]+$"
 def _links(args: argparse.Namespace, findings: list[Finding], similar: Iterable[str] = ()) -> Any:
     """The comment's links (`report.markdown.Links`) from --link-head and --link-base: the
     notes the findings name, and the `similar` notes listed, that the base has."""
-    import re
-
-    from lore.curator.report.markdown import Links, named_note_ids
-
     for flag, value in (("--link-head", args.link_head), ("--link-base", args.link_base)):
         if value is not None and not re.match(_BLOB_URL, value):
             raise UsageError(
@@ -262,8 +268,6 @@ def _links(args: argparse.Namespace, findings: list[Finding], similar: Iterable[
 
 def _render_report(args: argparse.Namespace) -> int:
     """--from-report: check a report file and print it; nothing is reviewed."""
-    from lore.curator.report.document import load_document
-
     others = [
         flag
         for flag, given in (
@@ -290,12 +294,8 @@ def _render_report(args: argparse.Namespace) -> int:
         )
     document = load_document(args.from_report)
     if args.format == "json":
-        from lore.cli.output import print_json
-
         print_json(document.to_json())
     else:
-        from lore.curator.report.markdown import to_markdown
-
         listed = [note[0] for notes in document.similar.values() for note in notes]
         links = _links(args, document.findings, listed)
         sys.stdout.write(to_markdown(document, links=links))
@@ -304,9 +304,6 @@ def _render_report(args: argparse.Namespace) -> int:
 
 def _print_text(result: CurateResult) -> None:
     from rich.table import Table
-
-    from lore.cli.output import console, safe
-    from lore.curator.report.formats import summary_line
 
     out = console()
     by_path: dict[str, list[Finding]] = {}

@@ -7,7 +7,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from lore.cli.output import console, safe, typed_command
+from lore.cli.recall_view import show_result
+from lore.demo import build_demo_vault
 from lore.errors import UsageError
+from lore.recall.engine import recall
+from lore.recall.model import RecallRequest
 
 DEMO_QUERIES = (
     (
@@ -53,11 +58,6 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.cli.output import console, safe, typed_command
-    from lore.demo import build_demo_vault
-    from lore.recall.engine import recall
-    from lore.recall.model import RecallRequest
-
     if args.path:
         dest = Path(args.path).expanduser()
         if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
@@ -70,7 +70,6 @@ def run(args: argparse.Namespace) -> int:
     out.print(f"[bold green]Demo vault created[/] at {safe(str(dest))} (commit {commit[:12]}).")
     if args.quiet:
         return 0
-    from lore.cli.recall_view import show_result
 
     for heading, query, repo in DEMO_QUERIES:
         where = f" --repo {repo}" if repo else ""
@@ -85,4 +84,5 @@ def run(args: argparse.Namespace) -> int:
     out.print(f"  {lore} recall how do we run database migrations --explain")
     out.print(f"  {lore} show postgres--pgbouncer-transaction-pooling--2025-03-11")
     out.print(f"  {lore} index")
+    out.print(f"  {lore} site --open          # the vault as a website")
     return 0

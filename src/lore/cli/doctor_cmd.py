@@ -6,7 +6,9 @@ import argparse
 from typing import Any
 
 from lore.cli.options import add_json, add_vault
+from lore.cli.output import console, print_json, safe
 from lore.errors import ExitCode
+from lore.team.doctor import diagnose
 
 EPILOG = """\
 examples:
@@ -34,16 +36,11 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.team.doctor import diagnose
-
     report = diagnose(vault_flag=args.vault, network=not args.offline)
     code = ExitCode.PROBLEMS_FOUND if report.problems else ExitCode.OK
     if args.json:
-        from lore.cli.output import print_json
-
         print_json(report.to_json())
         return code
-    from lore.cli.output import console, safe
 
     out = console()
     out.print(f"[bold]lore {safe(report.version)}[/]")

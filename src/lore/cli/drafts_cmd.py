@@ -1,12 +1,13 @@
 """`lore drafts`: the local inbox of checked notes not yet proposed (list, show, edit, …).
 
-Argument parsing and output only: the inbox is `lore.team.drafts`, its expiry
-`lore.team.drafts_expiry` and proposing `lore.team.drafts_propose`.
+Argument parsing and output only: the inbox is `lore.team.drafts.inbox`, its expiry
+`lore.team.drafts.expiry` and proposing `lore.team.drafts.propose`.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,13 +21,26 @@ from lore.cli.options import (
     add_vault,
     add_yes,
 )
+from lore.cli.output import console, notice, print_json, safe
 from lore.errors import ExitCode, ProposalError, UsageError
+from lore.files import write_atomic
+from lore.team.drafts.expiry import expired_dir, list_expired, restore_draft, sweep
+from lore.team.drafts.inbox import (
+    FILE_MODE,
+    discard_drafts,
+    edit_file,
+    find_draft,
+    inbox_dir,
+    list_drafts,
+)
+from lore.vaults import one_vault
+from lore.versioned import versioned
 
 if TYPE_CHECKING:
-    from lore.team.drafts import Draft
-    from lore.team.drafts_expiry import Sweep
-    from lore.team.drafts_propose import Batch
-    from lore.team.drafts_save import Saved
+    from lore.team.drafts.expiry import Sweep
+    from lore.team.drafts.inbox import Draft
+    from lore.team.drafts.propose import Batch
+    from lore.team.drafts.save import Saved
 
 EPILOG = """\
 examples:
@@ -97,15 +111,10 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.team.drafts_expiry import sweep
-    from lore.vaults import one_vault
-
     root = one_vault(args.vault).root
     swept = sweep(root)
     message = swept.notice()
     if message:
-        from lore.cli.output import notice
-
         notice(message)
     action = args.action or "list"
     handler = {
@@ -123,31 +132,24 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _list(root: Path, args: argparse.Namespace, swept: Sweep) -> int:
-    from lore.team.drafts import inbox_dir, list_drafts
-    from lore.team.drafts_expiry import expired_dir, list_expired
-
     expired = getattr(args, "expired", False)
     drafts = list_expired(root) if expired else list_drafts(root)
     folder = expired_dir(root) if expired else inbox_dir(root)
     if args.json:
-        from lore.cli.output import print_json
-        from lore.versioned import versioned
-
         rows = [
             {**draft.summary_json(), "delete_after": draft.meta.get("delete_after")}
             if expired
             else draft.summary_json()
             for draft in drafts
         ]
-        from lore.curator.rules.secret_scan import mask_secrets_in
+        from lore.sanitize.secret_scan import mask_secrets_in
 
         rows = mask_secrets_in(rows)  # a draft edited by hand may hold one: never shown
         print_json(versioned({"inbox": str(folder), "drafts": rows, "expired": swept.to_json()}))
         return ExitCode.OK
     from rich.table import Table
 
-    from lore.cli.output import console, safe
-    from lore.curator.rules.secret_scan import mask_secrets
+    from lore.sanitize.secret_scan import mask_secrets
 
     out = console()
     if not drafts:
@@ -185,13 +187,9 @@ def _list(root: Path, args: argparse.Namespace, swept: Sweep) -> int:
 
 
 def _show(root: Path, args: argparse.Namespace, swept: Sweep) -> int:
-    from lore.team.drafts import find_draft
-
     draft = find_draft(root, args.id)
     if args.json:
-        from lore.cli.output import print_json
-        from lore.curator.rules.secret_scan import mask_secrets_in
-        from lore.versioned import versioned
+        from lore.sanitize.secret_scan import mask_secrets_in
 
         shown = {**draft.summary_json(), "text": draft.text, "findings": draft.findings}
         print_json(versioned({**mask_secrets_in(shown), "expired": swept.to_json()}))
@@ -201,8 +199,7 @@ def _show(root: Path, args: argparse.Namespace, swept: Sweep) -> int:
 
 
 def _print_draft(draft: Draft, findings: list[dict[str, Any]]) -> None:
-    from lore.cli.output import console, safe
-    from lore.curator.rules.secret_scan import mask_secrets
+    from lore.sanitize.secret_scan import mask_secrets
 
     out = console()
     row = draft.summary_json()
@@ -228,8 +225,6 @@ def _print_draft(draft: Draft, findings: list[dict[str, Any]]) -> None:
 
 def show_saved(saved: Saved, as_json: bool) -> int:
     """Print a draft just saved (also `lore remember --draft`); exit 1 on curator errors."""
-    from lore.cli.output import console, notice, print_json, safe
-
     if as_json:
         print_json(saved.to_json())
     else:
@@ -248,7 +243,6 @@ def show_saved(saved: Saved, as_json: bool) -> int:
 
 
 def _run_editor(path: Path) -> None:
-    import os
     import shlex
     import subprocess
 
@@ -269,9 +263,7 @@ def _run_editor(path: Path) -> None:
 
 
 def _edit(root: Path, args: argparse.Namespace, swept: Sweep) -> int:
-    from lore.files import write_atomic
-    from lore.team.drafts import FILE_MODE, edit_file, find_draft
-    from lore.team.drafts_save import update_draft
+    from lore.team.drafts.save import update_draft
 
     draft = find_draft(root, args.id)
     edit = edit_file(draft)
@@ -291,14 +283,14 @@ def _edit(root: Path, args: argparse.Namespace, swept: Sweep) -> int:
 
 
 def _propose(root: Path, args: argparse.Namespace, swept: Sweep) -> int:
-    from lore.team.drafts_propose import prepare, submit
+    from lore.team.drafts.propose import prepare, submit
 
     if args.timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds.")
     if args.resume:
         if args.ids:
             raise UsageError("--resume takes a proposal's name, without draft ids.")
-        from lore.team.changes import resume_change
+        from lore.team.proposals.changes import resume_change
 
         _print_outcome(resume_change(root, args.resume, timeout=args.timeout), None, args.json)
         return ExitCode.OK
@@ -317,8 +309,6 @@ def _propose(root: Path, args: argparse.Namespace, swept: Sweep) -> int:
         blocked = bool(batch.secrets) or (bool(batch.errors) and not args.force)
         if args.dry_run:
             if args.json:
-                from lore.cli.output import print_json
-
                 print_json(batch.to_json())
             else:
                 _print_batch(batch)
@@ -332,8 +322,7 @@ def _propose(root: Path, args: argparse.Namespace, swept: Sweep) -> int:
             outcome = submit(batch, force=args.force, timeout=args.timeout)
         except ProposalError as exc:
             if args.json:
-                from lore.cli.output import print_json
-                from lore.team.proposals import failure_json
+                from lore.team.proposals.note import failure_json
 
                 status = "blocked" if blocked else "failed"
                 print_json(failure_json(exc, None, status))
@@ -348,16 +337,12 @@ def _propose(root: Path, args: argparse.Namespace, swept: Sweep) -> int:
 def _confirm(batch: Batch) -> bool:
     from rich.prompt import Confirm
 
-    from lore.cli.output import console
-
     count = len(batch.items)
     what = "this draft" if count == 1 else f"these {count} drafts"
     return bool(Confirm.ask(f"Propose {what} as one pull request?", console=console()))
 
 
 def _print_batch(batch: Batch) -> None:
-    from lore.cli.output import console, notice, safe
-
     for message in batch.notices:
         notice(message)
     out = console()
@@ -377,16 +362,12 @@ def _print_batch(batch: Batch) -> None:
 
 
 def _print_outcome(outcome: Any, batch: Batch | None, as_json: bool) -> None:
-    from lore.cli.output import console, notice, print_json, safe
-
     if as_json:
         if batch is not None:
-            from lore.team.drafts_propose import proposed_json
+            from lore.team.drafts.propose import proposed_json
 
             print_json(proposed_json(outcome, batch))
         else:
-            from lore.versioned import versioned
-
             print_json(versioned({**outcome.to_json(), "path": None}))
         return
     for message in outcome.notices:
@@ -400,13 +381,8 @@ def _print_outcome(outcome: Any, batch: Batch | None, as_json: bool) -> None:
 
 
 def _discard(root: Path, args: argparse.Namespace, swept: Sweep) -> int:
-    from lore.team.drafts import discard_drafts
-
     gone = discard_drafts(root, args.ids)
     if args.json:
-        from lore.cli.output import print_json
-        from lore.versioned import versioned
-
         print_json(versioned({"discarded": gone, "expired": swept.to_json()}))
     else:
         sys.stderr.write(f"lore: deleted {len(gone)} draft(s): {', '.join(gone)}.\n")
@@ -414,13 +390,8 @@ def _discard(root: Path, args: argparse.Namespace, swept: Sweep) -> int:
 
 
 def _restore(root: Path, args: argparse.Namespace, swept: Sweep) -> int:
-    from lore.team.drafts_expiry import restore_draft
-
     draft = restore_draft(root, args.id)
     if args.json:
-        from lore.cli.output import print_json
-        from lore.versioned import versioned
-
         print_json(versioned({**draft.summary_json(), "expired": swept.to_json()}))
     else:
         sys.stderr.write(f"lore: the draft {draft.id} is back in the inbox.\n")

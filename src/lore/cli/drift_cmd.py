@@ -7,7 +7,12 @@ from pathlib import Path
 from typing import Any
 
 from lore.cli.options import add_json, add_resume, add_vault
-from lore.errors import ExitCode
+from lore.cli.output import DelayedProgress, console, print_json, safe
+from lore.errors import ExitCode, UsageError
+from lore.team.drift import find_drift, propose_drift
+from lore.team.proposals.changes import resume_change
+from lore.vault.git import find_git_dir
+from lore.vaults import one_vault
 
 EPILOG = """\
 examples:
@@ -62,14 +67,8 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.team.drift import find_drift, propose_drift
-    from lore.vaults import one_vault
-
     vault = one_vault(args.vault).root
     if args.resume:
-        from lore.cli.output import console, print_json, safe
-        from lore.team.changes import resume_change
-
         done = resume_change(vault, args.resume)
         if args.json:
             print_json(done.to_json())
@@ -77,7 +76,6 @@ def run(args: argparse.Namespace) -> int:
             console().print(f"{safe(done.pr_url or done.branch)} ({done.status})")
         return ExitCode.OK
     code_repo = Path(args.code_repo) if args.code_repo else _code_repo_here(vault)
-    from lore.cli.output import DelayedProgress
 
     progress = DelayedProgress("Reading the code's history")  # on a terminal, after a second
     try:
@@ -88,8 +86,6 @@ def run(args: argparse.Namespace) -> int:
     # 1 while drifted notes are left unmarked; with --propose they are marked (or were already)
     code = ExitCode.PROBLEMS_FOUND if report.notes and not args.propose else ExitCode.OK
     if args.json:
-        from lore.cli.output import print_json
-
         data = report.to_json()
         proposal = outcome.to_json() if outcome is not None else None
         if proposal is not None:
@@ -97,7 +93,6 @@ def run(args: argparse.Namespace) -> int:
         data["proposal"] = proposal
         print_json(data)
         return code
-    from lore.cli.output import console, safe
 
     out = console()
     if not report.notes:
@@ -135,9 +130,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _code_repo_here(vault: Path) -> Path:
     """No --code-repo: the git repository the user stands in, unless it is the vault."""
-    from lore.errors import UsageError
-    from lore.vault.git import find_git_dir
-
     found = find_git_dir(Path.cwd())
     if found is None or found[0].resolve() == vault.resolve():
         where = "the vault" if found is not None else "no git repository"
@@ -151,8 +143,6 @@ def _code_repo_here(vault: Path) -> Path:
 def _counted(report: Any) -> str:
     """What was checked, in words: every active note about the repository is counted,
     and those that name files are the ones that can drift."""
-    from lore.cli.output import safe
-
     repo = f"[bold]{safe(report.repo)}[/]"
     if not report.about:
         return f"no active note is about {repo} (none lists it in `repo`)."

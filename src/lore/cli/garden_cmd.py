@@ -6,11 +6,15 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from lore.cli.options import add_json, add_resume, add_timeout, add_vault
+from lore.cli.output import console, print_json, safe
 from lore.errors import ExitCode
+from lore.team.garden import audit, garden_json, propose_garden
+from lore.team.proposals.changes import resume_change
+from lore.vaults import one_vault
 
 if TYPE_CHECKING:
-    from lore.team.branches import Outcome
     from lore.team.garden import GardenPlan
+    from lore.team.proposals.branches import Outcome
 
 EPILOG = """\
 examples:
@@ -47,10 +51,6 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.team.changes import resume_change
-    from lore.team.garden import audit, propose_garden
-    from lore.vaults import one_vault
-
     vault = one_vault(args.vault)
     if args.resume:
         _show_outcome(resume_change(vault.root, args.resume, timeout=args.timeout), args.json)
@@ -58,17 +58,12 @@ def run(args: argparse.Namespace) -> int:
     plan = audit(vault.root, timeout=args.timeout)
     outcome = propose_garden(vault.root, plan, timeout=args.timeout) if args.propose else None
     if args.json:
-        from lore.cli.output import print_json
-        from lore.team.garden import garden_json
-
         print_json(garden_json(plan, outcome))
     else:
         _show_plan(plan)
         if outcome is not None:
             _show_outcome(outcome, False)
         elif plan.has_changes and not args.propose:
-            from lore.cli.output import console
-
             console().print(
                 "[dim]Nothing was changed. Run `lore garden --propose` to open the PR.[/]"
             )
@@ -76,8 +71,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _show_plan(plan: GardenPlan) -> None:
-    from lore.cli.output import console, safe
-
     out = console()
     if not plan.items:
         out.print(f"[green]The vault is tidy[/] ({safe(plan.base_branch)} at {plan.commit[:12]}).")
@@ -93,11 +86,7 @@ def _show_plan(plan: GardenPlan) -> None:
 
 
 def _show_outcome(outcome: Outcome, as_json: bool) -> None:
-    from lore.cli.output import console, print_json, safe
-
     if as_json:
-        from lore.team.garden import garden_json
-
         print_json(garden_json(None, outcome))
         return
     out = console()

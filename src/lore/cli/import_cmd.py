@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
+import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +20,20 @@ from lore.cli.options import (
     add_vault,
     add_yes,
 )
-from lore.errors import ExitCode, UsageError
+from lore.cli.output import DelayedProgress, console, notice, print_json, safe
+from lore.errors import ExitCode, NoteError, UsageError
+from lore.files import write_atomic
+from lore.note.parse import parse_note
+from lore.paths import lore_home
+from lore.team.drafts.draft import split_list
+from lore.team.garden import change_json
+from lore.team.imports.batch import recheck
+from lore.team.imports.inbox import save_to_inbox
+from lore.team.imports.propose import propose_plan
+from lore.team.imports.run import open_vault, plan_import
+from lore.team.proposals.changes import resume_change
+from lore.vaults import one_vault
+from lore.versioned import versioned
 
 if TYPE_CHECKING:
     from lore.team.imports.model import Candidate, ImportPlan
@@ -112,15 +129,10 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.team.draft import split_list
-    from lore.vaults import one_vault
-
     if args.timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds.")
     vault = one_vault(args.vault)
     if args.resume:
-        from lore.team.changes import resume_change
-
         outcome = resume_change(vault.root, args.resume, timeout=args.timeout)
         _show_outcomes([outcome], args.json, None)
         return ExitCode.OK
@@ -142,7 +154,6 @@ def run(args: argparse.Namespace) -> int:
             "lore asks before proposing, but this is not a terminal.",
             fix="Add --yes to keep every candidate and propose them (or --dry-run to only look).",
         )
-    from lore.team.imports.run import open_vault, plan_import
 
     progress = _Progress()
     try:
@@ -158,13 +169,9 @@ def run(args: argparse.Namespace) -> int:
     finally:
         progress.close()
     for message in plan.notices:
-        from lore.cli.output import notice
-
         notice(message)
     if args.dry_run:
         if args.json:
-            from lore.cli.output import print_json
-
             print_json(plan.to_json())
         else:
             _show_plan(plan)
@@ -182,7 +189,6 @@ def run(args: argparse.Namespace) -> int:
             if not _confirm(plan):
                 sys.stderr.write("lore: nothing was proposed.\n")
                 return ExitCode.OK
-    from lore.team.imports.propose import propose_plan
 
     result = propose_plan(
         plan, one_per_note=args.one_per_note, force=args.force, timeout=args.timeout
@@ -199,13 +205,9 @@ class _Progress:
     """Progress of a large import on stderr when it is a terminal; nothing on a pipe."""
 
     def __init__(self) -> None:
-        from lore.cli.output import DelayedProgress
-
         self._bars: dict[str, DelayedProgress] = {}
 
     def __call__(self, label: str, done: int, total: int) -> None:
-        from lore.cli.output import DelayedProgress
-
         if label not in self._bars:
             self._bars[label] = DelayedProgress(label)
         self._bars[label](done, total)
@@ -219,8 +221,6 @@ class _Progress:
 
 
 def _show_plan(plan: ImportPlan) -> None:
-    from lore.cli.output import console, safe
-
     out = console()
     base = plan.base_ref[:12]
     out.print(
@@ -254,8 +254,6 @@ def _show_plan(plan: ImportPlan) -> None:
 
 
 def _summary(plan: ImportPlan, result: ProposeResult | None) -> None:
-    from lore.cli.output import console, safe
-
     out = console(stderr=True)
     made = len(plan.candidates) - (len(result.left_out) if result is not None else 0)
     verb = "proposed" if result is not None else "would be proposed"
@@ -277,8 +275,6 @@ def _summary(plan: ImportPlan, result: ProposeResult | None) -> None:
 def _confirm(plan: ImportPlan) -> bool:
     from rich.prompt import Confirm
 
-    from lore.cli.output import console
-
     if not plan.candidates:
         return False
     return Confirm.ask(
@@ -294,9 +290,6 @@ def _confirm(plan: ImportPlan) -> bool:
 def _review(plan: ImportPlan, view: VaultView) -> bool:
     """Show each candidate and ask; True when some are kept (the plan is rechecked)."""
     from rich.prompt import Prompt
-
-    from lore.cli.output import console, safe
-    from lore.team.imports.batch import recheck
 
     out = console()
     kept: list[Candidate] = []
@@ -356,17 +349,6 @@ def _review(plan: ImportPlan, view: VaultView) -> bool:
 
 def _edit(candidate: Candidate) -> tuple[str, Any] | None:
     """Open the note in $EDITOR; the edited text and note, or None when it does not parse."""
-    import os
-    import shlex
-    import subprocess
-    import time
-
-    from lore.cli.output import notice
-    from lore.errors import NoteError
-    from lore.files import write_atomic
-    from lore.note.parse import parse_note
-    from lore.paths import lore_home
-
     draft = (
         lore_home() / "drafts" / f"import-{time.strftime('%Y%m%d-%H%M%S')}-{candidate.note.id}.md"
     )
@@ -392,9 +374,6 @@ def _edit(candidate: Candidate) -> tuple[str, Any] | None:
 
 def _to_inbox(plan: ImportPlan, as_json: bool) -> int:
     """An agent-memory import: the candidates saved as drafts, never proposed from here."""
-    from lore.cli.output import console, print_json, safe
-    from lore.team.imports.inbox import save_to_inbox
-
     result = save_to_inbox(plan, plan.sources)
     if as_json:
         data = plan.to_json()
@@ -418,12 +397,7 @@ def _to_inbox(plan: ImportPlan, as_json: bool) -> int:
 
 
 def _show_outcomes(outcomes: list[Any], as_json: bool, result: ProposeResult | None) -> None:
-    from lore.cli.output import console, print_json, safe
-
     if as_json:
-        from lore.team.garden import change_json
-        from lore.versioned import versioned
-
         print_json(versioned({"proposals": [change_json(o) for o in outcomes]}))
         return
     out = console()
@@ -438,9 +412,6 @@ def _show_outcomes(outcomes: list[Any], as_json: bool, result: ProposeResult | N
 
 
 def _print_result(plan: ImportPlan, result: ProposeResult) -> None:
-    from lore.cli.output import print_json
-    from lore.team.garden import change_json
-
     data = plan.to_json()
     data["proposals"] = [change_json(o) for o in result.outcomes]
     data["not_proposed"] = [skip.to_json() for skip in result.left_out]

@@ -6,7 +6,13 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from lore.cli.options import add_json, add_vault
+from lore.cli.output import DelayedProgress, console, notice, print_json, safe
 from lore.errors import ExitCode
+from lore.index.build import IndexUnavailable, IndexUnwritable, open_index
+from lore.index.health import inspect_index, integrity_problems
+from lore.index.status import damage_json, index_report, unavailable_json
+from lore.paths import index_path
+from lore.vaults import one_vault
 
 if TYPE_CHECKING:
     from lore.index.status import IndexReport
@@ -36,13 +42,6 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.cli.output import DelayedProgress, notice
-    from lore.index.build import IndexUnavailable, IndexUnwritable, open_index
-    from lore.index.health import inspect_index, integrity_problems
-    from lore.index.status import index_report
-    from lore.paths import index_path
-    from lore.vaults import one_vault
-
     vault = one_vault(args.vault)
     checked_sound = False
     if args.check and not args.rebuild:
@@ -60,9 +59,6 @@ def run(args: argparse.Namespace) -> int:
     except IndexUnavailable as exc:
         notice(f"{exc} Recall will scan the files instead (engine: scan).")
         if args.json:
-            from lore.cli.output import print_json
-            from lore.index.status import unavailable_json
-
             print_json(unavailable_json(str(vault.root), str(index_path(vault.root)), exc.message))
         return ExitCode.PROBLEMS_FOUND if args.check else ExitCode.OK
     finally:
@@ -76,8 +72,6 @@ def run(args: argparse.Namespace) -> int:
     if state.healed:
         notice(state.healed)
     if args.json:
-        from lore.cli.output import print_json
-
         data = report.to_json()
         if args.check:
             data["integrity"] = problems or "ok"
@@ -95,12 +89,8 @@ REBUILD_ADVICE = (
 
 def _show_damage(vault: str, index: str, problems: list[str], as_json: bool) -> None:
     if as_json:
-        from lore.cli.output import print_json
-        from lore.index.status import damage_json
-
         print_json(damage_json(vault, index, problems, REBUILD_ADVICE))
         return
-    from lore.cli.output import console, safe
 
     out = console()
     out.print(f"[bold]Vault[/]      {safe(vault)}")
@@ -112,8 +102,6 @@ def _show_damage(vault: str, index: str, problems: list[str], as_json: bool) -> 
 
 
 def _show(report: IndexReport, problems: list[str], checked: bool) -> None:
-    from lore.cli.output import console, safe
-
     out = console()
     state = report.state
     done = {

@@ -6,6 +6,9 @@ import argparse
 from typing import Any
 
 from lore.cli.options import add_json
+from lore.cli.output import console, notice, print_json, safe
+from lore.team.init import init_vault
+from lore.team.model_review_seed import SUMMARY
 
 EPILOG = """\
 examples:
@@ -20,7 +23,7 @@ default) and indexed. With --github the repository is created with `gh repo
 create`, labelled, pushed, and the branch protection it needs is printed — or
 applied with --protect.
 
-The curator and gardener workflows run lore's GitHub Action from one gh-lore
+The curator, gardener and site workflows run lore's GitHub Action from one gh-lore
 commit: --curator names it, else lore uses the commit it was installed from (the
 gh extension's clone, a pip install of git+https://github.com/…/gh-lore@COMMIT,
 or a clone of gh-lore). Without one, lore init names the lines to edit, and
@@ -98,8 +101,6 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.team.init import init_vault
-
     result = init_vault(
         args.path,
         github=args.github,
@@ -112,11 +113,8 @@ def run(args: argparse.Namespace) -> int:
         register_vault=args.register,
     )
     if args.json:
-        from lore.cli.output import print_json
-
         print_json(result.to_json())
         return 0
-    from lore.cli.output import console, notice, safe
 
     out = console()
     for message in result.notices:
@@ -130,12 +128,10 @@ def run(args: argparse.Namespace) -> int:
     if result.github:
         out.print(f"Published at {safe(result.github)}")
     if result.model_review:
-        from lore.team.model_review_seed import SUMMARY
-
         out.print(safe(SUMMARY))
     if result.pinned:
         out.print(
-            f"The curator and gardener run {safe(result.pinned.repo)}@"
+            f"The curator, gardener and site workflows run {safe(result.pinned.repo)}@"
             f"{result.pinned.commit[:12]} (v{safe(result.pinned.version)}, from "
             f"{safe(result.pin_source)})."
         )

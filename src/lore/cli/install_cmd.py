@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lore.cli.options import add_dry_run, add_json
-from lore.errors import ExitCode, UsageError
+from lore.cli.output import console, notice, print_json, safe
+from lore.errors import ExitCode, LoreError, UsageError
 from lore.integrations.agents import AGENT_NAMES, AGENTS
+from lore.integrations.install.ownership import current_launcher
+from lore.integrations.install.run import changes_json, check, check_json, install, uninstall
+from lore.team.imports.kinds import KIND_OF_AGENT
+from lore.team.imports.memory_stores import AGENT_NAME, CLAUDE, default_store, new_since
+from lore.vault.git import find_git_dir
+from lore.vaults import one_vault
 
 if TYPE_CHECKING:
     from lore.integrations.install.ownership import Launcher
@@ -111,7 +119,6 @@ def register(sub: Any, name: str, help_text: str) -> None:
 def _project_root(args: argparse.Namespace) -> Path | None:
     if not args.project:
         return None
-    from lore.vault.git import find_git_dir
 
     cwd = Path.cwd()
     found = find_git_dir(cwd)
@@ -119,8 +126,6 @@ def _project_root(args: argparse.Namespace) -> Path | None:
 
 
 def _launcher() -> Launcher:
-    from lore.integrations.install.ownership import current_launcher
-
     return current_launcher()
 
 
@@ -133,15 +138,12 @@ def run_install(args: argparse.Namespace) -> int:
             "Name the agent to install for.",
             fix=f"One of: {', '.join(AGENT_NAMES)} (or `lore install --check`).",
         )
-    from lore.integrations.install.run import install
 
     changes = install(
         args.agent, project, _launcher(), prompt=not args.no_prompt, dry_run=args.dry_run
     )
     _report(args, changes, "install")
     if not args.json and not args.dry_run:
-        from lore.cli.output import notice
-
         notice(AGENTS[args.agent].next_steps)
         _warn_without_mcp()
         _warn_without_vault()
@@ -151,14 +153,9 @@ def run_install(args: argparse.Namespace) -> int:
 
 def _offer_memory_import(agent: str) -> None:
     """Where the agent keeps private memories of its own, say how to bring them to review."""
-    from lore.team.imports.kinds import KIND_OF_AGENT
-
     kind = KIND_OF_AGENT.get(agent)
     if kind is None:
         return
-    from lore.cli.output import notice
-    from lore.team.imports.memory_stores import AGENT_NAME, CLAUDE, default_store, new_since
-
     count = new_since(kind, default_store(kind, Path.cwd()), None)
     if count:
         where = " for this repository" if kind == CLAUDE else ""
@@ -170,8 +167,6 @@ def _offer_memory_import(agent: str) -> None:
 
 
 def run_uninstall(args: argparse.Namespace) -> int:
-    from lore.integrations.install.run import uninstall
-
     changes = uninstall(args.agent, _project_root(args))
     _report(args, changes, "uninstall")
     return _exit_code(changes)
@@ -185,12 +180,8 @@ def _exit_code(changes: list[Change]) -> int:
 def _report(args: argparse.Namespace, changes: list[Change], verb: str) -> None:
     scope = f"project {_project_root(args)}" if args.project else "user"
     if args.json:
-        from lore.cli.output import print_json
-        from lore.integrations.install.run import changes_json
-
         print_json(changes_json(verb, args.agent, scope, changes))
         return
-    from lore.cli.output import console, safe
 
     out = console()
     out.print(f"lore {verb} {args.agent} ({scope} scope)")
@@ -206,8 +197,6 @@ def _report(args: argparse.Namespace, changes: list[Change], verb: str) -> None:
 
 
 def _check(agent: str | None, project: Path | None, as_json: bool) -> int:
-    from lore.integrations.install.run import check
-
     launcher = _launcher()
     agents = [agent] if agent else list(AGENT_NAMES)
     scopes: list[tuple[str, Path | None]] = [("user", None)]
@@ -220,12 +209,8 @@ def _check(agent: str | None, project: Path | None, as_json: bool) -> int:
         for status in check(name, root, launcher)
     ]
     if as_json:
-        from lore.cli.output import print_json
-        from lore.integrations.install.run import check_json
-
         print_json(check_json(launcher, rows))
         return ExitCode.OK
-    from lore.cli.output import console, safe
 
     out = console()
     out.print(
@@ -257,11 +242,7 @@ def _home_relative(path: Path) -> str:
 
 def _warn_without_mcp() -> None:
     """The MCP entry starts `lore mcp`, which needs the `mcp` extra."""
-    import importlib.util
-
     if importlib.util.find_spec("mcp") is None:
-        from lore.cli.output import notice
-
         notice(
             "The MCP server entry needs lore's mcp extra, which this lore lacks: reinstall "
             "it with the extra (in a clone of gh-lore: pipx install --force '.[mcp]'), or "
@@ -270,10 +251,6 @@ def _warn_without_mcp() -> None:
 
 
 def _warn_without_vault() -> None:
-    from lore.cli.output import notice
-    from lore.errors import LoreError
-    from lore.vaults import one_vault
-
     try:
         one_vault(None)
     except LoreError:

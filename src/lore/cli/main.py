@@ -36,11 +36,16 @@ config's default. Agents are served registered vaults only.
 Exit codes: 0 ok, 1 problems found, 2 bad usage or input, 3 internal error, 130 Ctrl-C."""
 
 
-def build_parser(only: str | None = None, *, for_shells: bool = False) -> argparse.ArgumentParser:
+def build_parser(
+    only: str | None = None, *, for_shells: bool = False, names_only: bool = False
+) -> argparse.ArgumentParser:
     """The whole parser, or (`only`) the top level with that one command, which is cheaper.
 
     `for_shells`: the commands stay visible to argparse (`lore completion` hands the
-    parser to shtab); `lore --help` lists them itself, grouped (`command_list`)."""
+    parser to shtab); `lore --help` lists them itself, grouped (`command_list`).
+    `names_only`: each command is a bare name, its module not loaded — for a command line
+    that names no command (`lore`, `lore --help`, `lore recal`), where argparse needs the
+    names (to say "did you mean") but never a command's own options."""
     import argparse
 
     from lore.cli.parsing import Parser
@@ -61,6 +66,9 @@ def build_parser(only: str | None = None, *, for_shells: bool = False) -> argpar
     )
     for name, (module_name, _group, help_text) in COMMANDS.items():
         if only is not None and name != only:
+            continue
+        if names_only:
+            sub.add_parser(name, help=help_text)
             continue
         module = importlib.import_module(module_name)
         module.register(sub, name, help_text)
@@ -105,7 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             stop_like_ctrl_c()
         args = _fast_args(command, args_list)
         if args is None:
-            parser = build_parser(only=command)
+            parser = build_parser(only=command, names_only=command is None)
             args = parser.parse_args(args_list)
             if getattr(args, "handler", None) is None:  # `lore` alone: no command, like git
                 parser.print_help()

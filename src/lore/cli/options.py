@@ -5,16 +5,14 @@ or `--timeout` reads the same in every `lore COMMAND --help` (and in docs/cli.md
 sub-action's copy (`lore drafts propose --json`) passes `again=True`: it may be given
 after the action too, and leaves the command's value alone when it is not.
 
-Nothing here imports argparse: `lore recall` builds no parser when its arguments are
-plain (`recall_args`), and its module imports this one.
+`lore recall` imports this module only when it builds a parser (its arguments are
+not plain: `recall_args`), so argparse is loaded here at the top.
 """
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    import argparse
-    from typing import Any
+import argparse
+from typing import Any
 
 VAULT_HELP = (
     "the vault: a folder or the name of a registered vault (default: the registered vault "
@@ -30,8 +28,6 @@ def _again(again: bool) -> dict[str, Any]:
     """A repeat of an option on a sub-action keeps the command's value unless given."""
     if not again:
         return {}
-    import argparse
-
     return {"default": argparse.SUPPRESS}
 
 
@@ -70,7 +66,7 @@ def add_dry_run(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--dry-run",
         action="store_true",
-        help="only check and show what would be done: nothing is written, pushed or proposed",
+        help="only check and show what would be done: nothing is written, sent, pushed or proposed",
     )
 
 

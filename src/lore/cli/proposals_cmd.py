@@ -7,6 +7,11 @@ import sys
 from typing import Any
 
 from lore.cli.options import add_json, add_vault
+from lore.cli.output import console, notice, print_json, safe
+from lore.errors import UsageError
+from lore.team.proposals.listing import discard_proposal, list_proposals, proposals_json
+from lore.vaults import chosen_vaults, one_vault
+from lore.versioned import versioned
 
 EPILOG = """\
 examples:
@@ -41,23 +46,15 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.team.proposal_list import list_proposals
-    from lore.vaults import chosen_vaults
-
     if args.names[:1] == ["discard"]:
         return _discard(args)
     listings = [
         (ref.name, list_proposals(ref.root)) for ref in chosen_vaults(args.vault, args.names)
     ]
     if args.json:
-        from lore.cli.output import print_json
-        from lore.team.proposal_list import proposals_json
-
         print_json(proposals_json(listings))
         return 0
     from rich.table import Table
-
-    from lore.cli.output import console, notice, safe
 
     out = console()
     colours = {"passed": "green", "failed": "red", "running": "yellow"}
@@ -88,11 +85,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _discard(args: argparse.Namespace) -> int:
     """`lore proposals discard ID…`: remove proposals that never left this machine."""
-    from lore.cli.output import notice
-    from lore.errors import UsageError
-    from lore.team.proposal_list import discard_proposal
-    from lore.vaults import one_vault
-
     ids = args.names[1:]
     if not ids:
         raise UsageError("Name the proposal to discard: `lore proposals discard ID`.")
@@ -106,8 +98,5 @@ def _discard(args: argparse.Namespace) -> int:
                 notice(message)
             sys.stdout.write(f"Discarded the proposal {note_id}.\n")
     if args.json:
-        from lore.cli.output import print_json
-        from lore.versioned import versioned
-
         print_json(versioned({"discarded": ids, "notices": said}))
     return 0

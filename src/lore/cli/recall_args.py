@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 # option -> (attribute, kind); the parser in recall_cmd.register has the same options
 OPTIONS = {
+    "--or": ("also", "append"),
+    "--since": ("since", "value"),
     "--repo": ("repo", "value"),
     "--type": ("type", "append"),
     "--tag": ("tag", "append"),
@@ -38,6 +40,8 @@ def parse_plain(
     values: dict[str, object] = {
         "command": "recall",
         "query": None,
+        "also": [],
+        "since": None,
         "repo": None,
         "type": [],
         "tag": [],

@@ -12,6 +12,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from lore.recall.changes import ChangesResult
+
 
 def _snippet(text: str) -> str:
     # Escape first, then turn the highlight markers into bold.
@@ -67,9 +69,11 @@ def show_result(result: RecallResult | MultiResult, *, vault_root: Path, explain
         if number < len(result.hits):
             table.add_row("", "", "")
     repo = f" · repo boost: {safe(result.repo)}" if result.repo else ""
+    asked = "[dim] or [/]".join(f"[bold]{safe(text)}[/]" for text in result.phrasings)
+    fused = " · fused by rank" if len(result.phrasings) > 1 else ""
     out.print(
-        f"[dim]{len(result.hits)} result(s) for[/] [bold]{safe(result.query)}[/]"
-        f"[dim] · engine {result.engine}{repo}[/]"
+        f"[dim]{len(result.hits)} result(s) for[/] {asked}"
+        f"[dim] · engine {result.engine}{repo}{fused}[/]"
     )
     out.print(table)
     if explain:
@@ -87,7 +91,9 @@ def _plain(result: RecallResult | MultiResult, labels: list[str] | None) -> None
     """Results for a program or a pipe: plain lines, never wrapped, so an id stays whole."""
     import sys
 
-    lines = [f"{len(result.hits)} result(s) for {result.query} (engine {result.engine})"]
+    asked = " or ".join(result.phrasings)
+    fused = ", fused by rank" if len(result.phrasings) > 1 else ""
+    lines = [f"{len(result.hits)} result(s) for {asked} (engine {result.engine}{fused})"]
     for number, hit in enumerate(result.hits, start=1):
         repo = ", ".join(hit.repo) if hit.repo else "org-wide"
         vault = f"{labels[number - 1]}: " if labels else ""
@@ -114,6 +120,19 @@ def _explain(out: Console, result: RecallResult | MultiResult) -> None:
         for t in result.plan.terms
     )
     out.print(f"\n[bold]Query terms[/] (OR): {terms}", soft_wrap=True)
+    if len(result.phrasings) > 1:
+        from lore.recall.fusion import RRF_K
+
+        for number, (text, plan) in enumerate(
+            zip(result.phrasings, result.plans, strict=True), start=1
+        ):
+            words = ", ".join(safe(t.label) for t in plan.terms) or "no searchable words"
+            out.print(f"[dim]phrasing {number}:[/] {safe(text)} [dim]({words})[/]", soft_wrap=True)
+        out.print(
+            f"[dim]Each phrasing ranked alone; fused score = sum of 1/({RRF_K} + rank) over "
+            "the phrasings that found the note, 1.0 = first for every one[/]",
+            soft_wrap=True,
+        )
     for vault in result.vaults if isinstance(result, MultiResult) else []:
         served = f"{safe(vault.branch)} at " if vault.branch else ""
         commit = (vault.commit or "")[:12] or "the files"
@@ -130,6 +149,15 @@ def _explain(out: Console, result: RecallResult | MultiResult) -> None:
         )
     for number, hit in enumerate(result.hits, start=1):
         out.print(f"\n[bold]#{number}[/] [cyan]{safe(hit.id)}[/]", soft_wrap=True)
+        if hit.ranks:
+            ranks = ", ".join(
+                f"phrasing {index}: " + (f"#{rank}" if rank else "not in its top")
+                for index, rank in enumerate(hit.ranks, start=1)
+            )
+            out.print(
+                f"[dim]ranks: {ranks}; below, the score under phrasing {hit.phrasing + 1}[/]",
+                soft_wrap=True,
+            )
         table = Table(show_edge=False, header_style="bold")
         table.add_column("part")
         table.add_column("idf", justify="right")
@@ -157,5 +185,47 @@ def _explain(out: Console, result: RecallResult | MultiResult) -> None:
                 f"× confidence ({safe(hit.confidence)})", "", f"{hit.boosts.confidence:.3f}"
             )
             table.add_row(f"× recency ({hit.date})", "", f"{hit.boosts.recency:.3f}")
-        table.add_row("[bold]= score[/]", "", f"[bold]{hit.score:.3f}[/]")
+        if hit.ranks:
+            under = hit.base_score * hit.boosts.total if hit.boosts is not None else 0.0
+            table.add_row(f"[bold]= score under phrasing {hit.phrasing + 1}[/]", "", f"{under:.3f}")
+            table.add_row("[bold]fused score[/]", "", f"[bold]{hit.score:.3f}[/]")
+        else:
+            table.add_row("[bold]= score[/]", "", f"[bold]{hit.score:.3f}[/]")
         out.print(table)
+
+
+def show_changes(found: ChangesResult) -> None:
+    """`lore recall --since`: the notes added or changed, newest first."""
+    out = console()
+    err = console(stderr=True)
+    for message in found.notices:
+        err.print(f"[yellow]lore:[/] {safe(message)}")
+    several = len(found.vaults) > 1
+    since = safe(found.since.text)
+    if not found.changes and not found.removed:
+        out.print(f"No note was added or changed since [bold]{since}[/].", soft_wrap=True)
+        return
+    lines = [f"{len(found.changes)} note(s) added or changed since {since}, newest first"]
+    for number, (change, name) in enumerate(found.changes, start=1):
+        hit = change.hit
+        vault = f"{name}: " if several else ""
+        repo = ", ".join(hit.repo) if hit.repo else "org-wide"
+        lines.append(f"{number}. {change.change} {change.committed[:10]}  {hit.title}")
+        lines.append(f"   {vault}{hit.id}")
+        lines.append(f"   {hit.type} · {repo} · {hit.confidence} confidence · {hit.date}")
+        if not hit.active:
+            lines.append(f"   inactive: {hit.inactive_reason}")
+    if found.more:
+        lines.append(f"{found.more} more; raise --limit to see them.")
+    for gone, name in found.removed:
+        vault = f"{name}: " if several else ""
+        lines.append(f"removed {gone.committed[:10]}  {vault}{gone.id}")
+    lines.append("Read a note: lore show ID")
+    if not out.is_terminal:
+        import sys
+
+        sys.stdout.write("\n".join(lines) + "\n")
+        return
+    out.print(safe(lines[0]), style="dim")
+    for line in lines[1:]:
+        out.print(safe(line), soft_wrap=True)

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
+import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lore.cli.drafts_cmd import show_saved
 from lore.cli.options import (
     add_dry_run,
     add_force,
@@ -17,13 +21,33 @@ from lore.cli.options import (
     add_vault,
     add_yes,
 )
-from lore.errors import ExitCode, ProposalError, UsageError
+from lore.cli.output import console, notice, print_json, safe
+from lore.errors import ExitCode, ProposalError, UsageError, on_stop, signals_held
+from lore.files import write_atomic
+from lore.paths import lore_home
+from lore.taxonomy import parse_taxonomy
+from lore.team.drafts.draft import (
+    NoteInput,
+    editor_template,
+    input_from_json,
+    input_from_note_file,
+    split_list,
+)
+from lore.team.drafts.save import DraftRefused, masked, save_draft
+from lore.team.proposals.note import (
+    discard,
+    failure_json,
+    outcome_json,
+    resume,
+    start_proposal,
+    submit,
+)
+from lore.vaults import one_vault
 
 if TYPE_CHECKING:
     from lore.curator.finding import Finding
-    from lore.team.branches import Outcome
-    from lore.team.draft import NoteInput
-    from lore.team.proposals import Proposal
+    from lore.team.proposals.branches import Outcome
+    from lore.team.proposals.note import Proposal
 
 EPILOG = """\
 examples:
@@ -168,8 +192,6 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def _flag_input(args: argparse.Namespace) -> NoteInput | None:
-    from lore.team.draft import NoteInput, split_list
-
     values: dict[str, Any] = {}
     for key in FLAG_FIELDS:
         value = getattr(args, key, None)
@@ -183,8 +205,6 @@ def _flag_input(args: argparse.Namespace) -> NoteInput | None:
 
 def _read_input(args: argparse.Namespace) -> tuple[NoteInput, Path | None]:
     """(NoteInput, the editor's draft file when the note came from the editor)."""
-    from lore.team.draft import input_from_json, input_from_note_file
-
     flags = _flag_input(args)
     chosen = [bool(flags), bool(args.from_file), args.stdin]
     if sum(chosen) > 1:
@@ -212,16 +232,6 @@ def _read_input(args: argparse.Namespace) -> tuple[NoteInput, Path | None]:
 
 
 def _from_editor(args: argparse.Namespace) -> tuple[NoteInput, Path | None]:
-    import shlex
-    import subprocess
-    import time
-
-    from lore.files import write_atomic
-    from lore.paths import lore_home
-    from lore.taxonomy import parse_taxonomy
-    from lore.team.draft import editor_template, input_from_note_file
-    from lore.vaults import one_vault
-
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError(
             "No note given.",
@@ -251,15 +261,11 @@ def _from_editor(args: argparse.Namespace) -> tuple[NoteInput, Path | None]:
     try:
         return input_from_note_file(raw, str(draft)), draft
     except Exception:
-        from lore.cli.output import notice
-
         notice(f"Your draft is kept in {draft}; fix it and run lore remember --from-file {draft}")
         raise
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.vaults import one_vault
-
     if args.timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds.")
     if args.draft:
@@ -283,7 +289,6 @@ def run(args: argparse.Namespace) -> int:
     if args.json and not (args.yes or args.dry_run):
         raise UsageError("--json needs --yes or --dry-run: it cannot ask for confirmation.")
     vault = one_vault(args.vault)
-    from lore.team.proposals import discard, start_proposal, submit
 
     proposal = start_proposal(
         vault.root, data, timeout=args.timeout, dry_run=args.dry_run, cwd=Path.cwd()
@@ -297,9 +302,6 @@ def run(args: argparse.Namespace) -> int:
         _show_draft(proposal, False, dry_run=False)
     if asking and not (proposal.secrets or (proposal.errors and not args.force)):
         from rich.prompt import Confirm
-
-        from lore.cli.output import console
-        from lore.errors import on_stop, signals_held
 
         # Ctrl-C, a closed terminal or SIGTERM at the prompt: nothing was agreed to, so
         # nothing is left (lore.errors.stop_like_ctrl_c says how the signals are met).
@@ -333,11 +335,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _save_draft(args: argparse.Namespace) -> int:
-    """`--draft`: check the note and keep it in the drafts inbox (lore.team.drafts)."""
-    from lore.cli.drafts_cmd import show_saved
-    from lore.team.drafts_save import DraftRefused, masked, save_draft
-    from lore.vaults import one_vault
-
+    """`--draft`: check the note and keep it in the drafts inbox (lore.team.drafts.inbox)."""
     if args.resume or args.dry_run or args.force:
         raise UsageError(
             "--draft keeps the note in the drafts inbox; it takes no --resume, --dry-run "
@@ -352,13 +350,9 @@ def _save_draft(args: argparse.Namespace) -> int:
         saved = save_draft(vault.root, data, origin="remember")
     except DraftRefused as exc:
         if draft_file is not None:  # the editor's file: keep the text, never the secret
-            from lore.files import write_atomic
-
             write_atomic(draft_file, masked(draft_file.read_text("utf-8")).encode("utf-8"))
             exc.fix = f"{exc.fix} Your text is kept in {draft_file}, the secret masked."
         if args.json:
-            from lore.cli.output import print_json
-
             print_json(exc.to_json())
             return int(exc.exit_code)
         raise
@@ -368,9 +362,6 @@ def _save_draft(args: argparse.Namespace) -> int:
 
 
 def _resume(args: argparse.Namespace) -> int:
-    from lore.team.proposals import resume
-    from lore.vaults import one_vault
-
     vault = one_vault(args.vault)
     try:
         outcome = resume(vault.root, args.resume, force=args.force, timeout=args.timeout)
@@ -383,16 +374,11 @@ def _resume(args: argparse.Namespace) -> int:
 
 
 def _json_failure(exc: ProposalError, proposal: Proposal | None) -> int:
-    from lore.cli.output import print_json
-    from lore.team.proposals import failure_json
-
     print_json(failure_json(exc, proposal, "failed"))
     return int(exc.exit_code)
 
 
 def _show_draft(proposal: Proposal, as_json: bool, *, dry_run: bool) -> None:
-    from lore.cli.output import console, notice, print_json, safe
-
     if as_json:
         print_json(proposal.draft_json())
         return
@@ -419,11 +405,7 @@ def _show_draft(proposal: Proposal, as_json: bool, *, dry_run: bool) -> None:
 
 
 def _show_outcome(outcome: Outcome, as_json: bool, findings: list[Finding]) -> None:
-    from lore.cli.output import console, notice, print_json, safe
-
     if as_json:
-        from lore.team.proposals import outcome_json
-
         print_json(outcome_json(outcome, findings))
         return
     for message in outcome.notices:

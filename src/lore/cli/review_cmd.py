@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 from typing import Any
 
 from lore.cli.options import add_json, add_no_semantic, add_vault
+from lore.cli.output import console, notice, print_json, safe
 from lore.errors import ExitCode, UsageError
+from lore.team import review
+from lore.team.review import memory_prs_json
+from lore.vaults import one_vault
 
 EPILOG = """\
 examples:
@@ -51,9 +56,6 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.team import review
-    from lore.vaults import one_vault
-
     vault = one_vault(args.vault, reviewing=True)
     wants_action = args.approve or args.merge or args.request_changes is not None
     if args.target is None:
@@ -69,8 +71,6 @@ def run(args: argparse.Namespace) -> int:
         result = review.review_pr(vault.root, number, semantic=args.semantic)
     code = ExitCode.PROBLEMS_FOUND if result.errors else ExitCode.OK
     if args.json:
-        from lore.cli.output import print_json
-
         print_json(result.to_json())
     else:
         _show(result)
@@ -87,7 +87,6 @@ def run(args: argparse.Namespace) -> int:
         choice = _ask()
     if choice is not None:
         review.act(vault.root, number, *choice)
-        from lore.cli.output import notice
 
         notice(f"#{number}: {choice[0]} done.")
     return code
@@ -112,11 +111,7 @@ def _ask() -> tuple[str, str] | None:
 
 
 def _list(rows: list[Any], as_json: bool) -> int:
-    from lore.cli.output import console, print_json, safe
-
     if as_json:
-        from lore.team.review import memory_prs_json
-
         print_json(memory_prs_json(rows))
         return ExitCode.OK
     out = console()
@@ -153,8 +148,6 @@ def _similar(note: Any) -> str:
     """One pair of the "most similar" list: one figure for how alike, then what the
     curator makes of it (for a duplicate, the words both say; for a contradiction, the
     two clauses and how they differ)."""
-    from lore.cli.output import safe
-
     mark = f" {_MARKS[note.verdict]}" if note.verdict in _MARKS else ""
     text = (
         f"  [dim]{note.score:.0%} alike[/]{mark}  [bold]{safe(note.title)}[/]\n"
@@ -179,8 +172,6 @@ def _similar(note: Any) -> str:
 
 def _agent_view(text: str, preview: str) -> str | None:
     """What an agent sees, only where it differs from the file: a diff, or None."""
-    import difflib
-
     if text.rstrip("\n") == preview.rstrip("\n"):
         return None
     lines = difflib.unified_diff(
@@ -196,8 +187,6 @@ def _agent_view(text: str, preview: str) -> str | None:
 
 def _show(result: Any) -> None:
     from rich.panel import Panel
-
-    from lore.cli.output import console, safe
 
     out = console()
     title = f" — {safe(result.title)}" if result.title else ""

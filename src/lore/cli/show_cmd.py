@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         raise NoteNotFound(f"No note has the id '{note_id}' in {vault.root}.", fix=hint)
     note, status = found
     # Every view of a note masks what the secret scan finds, whatever reached the vault.
-    from lore.curator.rules.secret_scan import mask_secrets, mask_secrets_in
+    from lore.sanitize.secret_scan import mask_secrets, mask_secrets_in
 
     if args.json:
         from lore.cli.output import print_json

@@ -6,7 +6,10 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from lore.cli.options import add_json, add_vault
+from lore.cli.output import console, notice, print_json, safe
 from lore.errors import ExitCode, UsageError
+from lore.team.stats import stats_json, vault_stats
+from lore.vaults import one_vault
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -42,22 +45,14 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.team.stats import vault_stats
-    from lore.vaults import one_vault
-
     if not 1 <= args.weeks <= 520:
         raise UsageError("--weeks must be between 1 and 520.")
     vault = one_vault(args.vault)
     stats = vault_stats(vault.root, weeks=args.weeks)
     if stats.notices:
-        from lore.cli.output import notice
-
         for text in stats.notices:
             notice(text)
     if args.json:
-        from lore.cli.output import print_json
-        from lore.team.stats import stats_json
-
         print_json(stats_json(vault.root, stats))
         return ExitCode.OK
     _show(stats)
@@ -66,8 +61,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _table(title: str, counts: dict[str, int], limit: int = 10) -> Table:
     from rich.table import Table
-
-    from lore.cli.output import safe
 
     table = Table(title=title, title_justify="left", show_edge=False, header_style="bold")
     table.add_column(title.rsplit(maxsplit=1)[-1], overflow="fold")
@@ -81,8 +74,6 @@ def _table(title: str, counts: dict[str, int], limit: int = 10) -> Table:
 
 def _show(stats: VaultStats) -> None:
     from rich.columns import Columns
-
-    from lore.cli.output import console, safe
 
     out = console()
     out.print(

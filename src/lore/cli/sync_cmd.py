@@ -7,7 +7,10 @@ import argparse
 from typing import Any
 
 from lore.cli.options import add_json, add_timeout, add_vault
+from lore.cli.output import console, print_json, safe
 from lore.errors import ExitCode, LoreError, UsageError
+from lore.team.sync import sync_json, sync_vaults
+from lore.vaults import chosen_vaults
 
 EPILOG = """\
 examples:
@@ -49,9 +52,6 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.team.sync import sync_vaults
-    from lore.vaults import chosen_vaults
-
     if args.timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds.")
     try:
@@ -65,12 +65,8 @@ def run(args: argparse.Namespace) -> int:
     if args.quiet:
         return code
     if args.json:
-        from lore.cli.output import print_json
-        from lore.team.sync import sync_json
-
         print_json(sync_json(results))
         return code
-    from lore.cli.output import console, safe
 
     out = console()
     colours = {

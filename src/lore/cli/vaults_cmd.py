@@ -6,6 +6,11 @@ import argparse
 from typing import Any
 
 from lore.cli.options import add_json
+from lore.cli.output import console, print_json, safe
+from lore.config import load_config
+from lore.team.registry import set_default, unregister
+from lore.team.sync import ago
+from lore.team.vault_state import vault_states, vaults_json
 
 EPILOG = """\
 examples:
@@ -40,10 +45,6 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lore.config import load_config
-    from lore.team.registry import set_default, unregister
-    from lore.team.vault_state import vault_states
-
     if args.set_default:
         set_default(args.set_default)
     if args.remove:
@@ -51,15 +52,9 @@ def run(args: argparse.Namespace) -> int:
     config = load_config()
     states = vault_states(config)
     if args.json:
-        from lore.cli.output import print_json
-        from lore.team.vault_state import vaults_json
-
         print_json(vaults_json(config, states))
         return 0
     from rich.table import Table
-
-    from lore.cli.output import console, safe
-    from lore.team.sync import ago
 
     out = console()
     if not states:

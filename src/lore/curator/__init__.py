@@ -7,16 +7,19 @@ Its folders are the steps a change goes through:
   (`settings`), and the candidate notes each note is judged against (`candidates`,
   `corpus`, `index_corpus`).
 - `rules/` holds one module per rule family, in the static `registry`; a family looks
-  at a `CuratorContext` and returns `Finding`s, never raises. The secret scanner
-  (`secret_scan`) and the text helpers the families share live beside them.
+  at a `CuratorContext` and returns `Finding`s, never raises. The text helpers the
+  families share live beside them; the `secret/` family is built on the secret scan,
+  which sits on the ground floor (`lore.sanitize.secret_scan`) because every view masks
+  with it.
 - `judgement/` decides what two notes are to each other (the same lesson, a
   replacement, a contradiction): pure functions, no I/O.
 - `review/` is the optional model review: what is asked (`pairs`), of which provider.
-- `report/` turns findings into JSON, GitHub workflow commands and markdown, and lists
-  the notes most like each one (`similar`) for `lore review`.
+- `report/` turns findings into JSON, GitHub workflow commands and markdown.
 
-`curate` (in `run`) is the entry point, used by `lore curate` and `lore remember`.
-Nothing here imports rich.
+`curate` (in `run`) is the entry point, used by `lore curate` and `lore remember`; a
+full audit runs through `audit`. `similar` is the lookup beside them: the notes most
+like each one under review, judged as the rules judge them (`lore review`, the pull
+request comment). Nothing here imports rich.
 """
 
 from __future__ import annotations

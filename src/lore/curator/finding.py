@@ -1,7 +1,11 @@
 """`Finding`: one thing the curator found, as data (DESIGN.md section 3).
 
 A finding names its rule (`family/name`, stable), its severity, the file and line,
-a message and optionally a suggestion. Messages never contain a secret value: the
+a message and optionally a suggestion. A finding about a pair of notes (a duplicate, a
+contradiction, a replacement) also knows the other note (`about`), so the rules' and
+the model review's evidence on one pair make one finding
+(`lore.curator.review.merge`); `about` stays inside lore (DESIGN §3's JSON has no such
+field, and the message names the note). Messages never contain a secret value: the
 secret rules mask what they found, and `run.curate` scrubs every finding of any
 value a secret rule matched before it is returned.
 """
@@ -27,6 +31,7 @@ class Finding:
     line: int | None
     message: str
     suggestion: str | None = None
+    about: str | None = None  # the other note of a pair finding (its id)
 
     @property
     def family(self) -> str:

@@ -1,12 +1,12 @@
 """`curate`: the library entry point of the curator (used by `lore curate` and `lore remember`).
 
-It builds the context for one of three modes (a commit range, paths or drafts, or
-the whole vault), reads the vault the change joins through the index
-(`lore.curator.context.vault_index`; only the notes under review are parsed), runs every rule
-family of the registry (a full audit a batch of notes at a time: `lore.curator.audit`),
-and returns the sorted findings with a preview of each note
-as an agent will see it, and, when asked, the notes most like each one
-(`lore.curator.report.similar`). A family that fails unexpectedly becomes an error finding,
+It builds the context for one target (`lore.curator.target`: a commit range, paths,
+drafts, or the whole vault — one value, built by each adapter from its own flags), reads
+the vault the change joins through the index (`lore.curator.context.vault_index`; only
+the notes under review are parsed), runs every rule family of the registry (a full audit
+a batch of notes at a time: `lore.curator.audit`), and returns the sorted findings with a
+preview of each note as an agent will see it, and, when asked, the notes most like each
+one (`lore.curator.similar`). A family that fails unexpectedly becomes an error finding,
 so a broken rule blocks a pull request instead of waving it through; an error of the
 index is not a rule's: it goes up to `read_index`, which heals the index and runs the
 review again. Every output is scrubbed of the secret values the secret rules found.
@@ -14,9 +14,8 @@ review again. Every output is scrubbed of the secret values the secret rules fou
 
 from __future__ import annotations
 
-import re
 import sqlite3
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,30 +26,16 @@ from lore.curator.context.candidates import note_progress
 from lore.curator.context.model import CheckedFile, CuratorContext
 from lore.curator.context.vault_index import with_vault
 from lore.curator.finding import Finding, count
-from lore.curator.report.similar import SimilarNote, similar_notes
 from lore.curator.review.outcome import ModelReview
 from lore.curator.rules.registry import FAMILIES, stopped
-from lore.curator.rules.secret_scan import redact, scan_secrets
-from lore.errors import ExitCode, UsageError
+from lore.curator.similar import SimilarNote, similar_notes
+from lore.curator.target import Drafts, Range, Target, WholeVault
+from lore.errors import ExitCode
 from lore.sanitize import sanitize_text
 from lore.sanitize.markdown import sanitize_markdown
+from lore.sanitize.secret_scan import redact, scan_secrets
 
 Progress = Callable[[int, int, str], None]  # (done, total, what is being done)
-
-# A GitHub login: 1-39 letters, digits and single inner hyphens (no bots: a bot approves
-# nothing). The approval itself is verified by the trusted workflow that passes it.
-_LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}")
-
-
-def approver_login(value: str) -> str:
-    """The GitHub login `--policy-approved-by` names, checked; raises `UsageError`."""
-    login = value.strip().removeprefix("@")
-    if not _LOGIN.fullmatch(login):
-        raise UsageError(
-            f"--policy-approved-by {sanitize_text(value)[:60]!r} is not a GitHub login.",
-            fix="Pass the login of the maintainer who approved the change, e.g. octocat.",
-        )
-    return login
 
 
 @dataclass
@@ -77,41 +62,16 @@ class CurateResult:
 
 
 def build_context(
-    root: Path,
-    *,
-    base: str | None = None,
-    head: str | None = None,
-    paths: Iterable[str] = (),
-    all_notes: bool = False,
-    drafts: Mapping[str, bytes] | None = None,
-    at: str | None = None,
-    today: str | None = None,
-    read_vault: bool = True,
+    root: Path, target: Target, *, today: str | None = None, read_vault: bool = True
 ) -> CuratorContext:
-    """The context of one review. `at`: check `drafts` against that commit's tree, not
-    the working tree. `read_vault=False` leaves the vault's notes to `with_vault`."""
+    """The context of one review of `target`. `read_vault=False` leaves the vault's notes
+    to `with_vault`."""
     day = today or clock.today().isoformat()
-    paths = list(paths)
-    modes = sum((base is not None or head is not None, bool(paths) or bool(drafts), all_notes))
-    if modes != 1:
-        raise UsageError(
-            "Tell the curator what to check: --base REF --head REF, file paths, or --all "
-            "(one of them).",
-            fix="E.g. `lore curate --base origin/main --head HEAD`.",
-        )
-    if at is not None and (paths or not drafts):
-        raise UsageError("Only drafts can be checked against a commit.")
-    if base is not None or head is not None:
-        if base is None:
-            raise UsageError("--head needs --base.", fix="Add --base REF, e.g. origin/main.")
-        return sources.context_for_range(
-            root, base, head or "HEAD", today=day, read_vault=read_vault
-        )
-    if all_notes:
+    if isinstance(target, Range):
+        return sources.context_for_range(root, target, today=day, read_vault=read_vault)
+    if isinstance(target, WholeVault):
         return sources.context_for_all(root, today=day)
-    return sources.context_for_paths(
-        root, paths, today=day, drafts=drafts, at=at, read_vault=read_vault
-    )
+    return sources.context_for_paths(root, target, today=day, read_vault=read_vault)
 
 
 def run_rules(context: CuratorContext, progress: Progress | None = None) -> list[Finding]:
@@ -158,68 +118,40 @@ def preview(checked: CheckedFile, secrets: Iterable[str]) -> str | None:
 
 def curate(
     root: Path,
+    target: Target,
     *,
-    base: str | None = None,
-    head: str | None = None,
-    paths: Iterable[str] = (),
-    all_notes: bool = False,
-    drafts: Mapping[str, bytes] | None = None,
-    at: str | None = None,
     today: str | None = None,
     semantic: bool = False,
     similar: int = 0,
     use_index: bool = True,
     progress: Progress | None = None,
-    policy_approved_by: str | None = None,
 ) -> CurateResult:
-    """Review notes; raises `UsageError` for bad arguments, never for bad notes.
+    """Review what `target` names (`lore.curator.target`); raises `UsageError` for a
+    target that cannot be read (a ref that is no commit, a file that is not there), never
+    for bad notes.
 
     `semantic=True` allows the optional model review (`lore.curator.review.semantic`), which
-    still runs only when the vault enables it; it adds warnings only, and what it did
-    (or why it was skipped) is `model_review`. `at`: check `drafts` against that commit
-    (`lore remember`).
+    still runs only when the vault enables it, and never on drafts; it adds warnings only,
+    and what it did (or why it was skipped) is `model_review`.
     `similar`: also gather, for each note under review, up to that many of the most
     alike active notes with the judgement on each pair. `use_index=False` reads the
     vault's notes from the files (into an index in memory) instead of the vault's index.
     `progress(done, total, label)` hears how far the review is (total 0: not known).
-    `policy_approved_by`: the GitHub login of the maintainer whose approval of the pull
-    request's policy changes the caller has verified; the `policy/` errors become
-    warnings that name them (pull-request mode only).
     """
-    approver = None
-    if policy_approved_by is not None:
-        approver = approver_login(policy_approved_by)
-        if base is None:
-            raise UsageError(
-                "--policy-approved-by clears a pull request's policy findings, so it needs "
-                "--base and --head.",
-                fix="E.g. `lore curate --base origin/main --head HEAD "
-                "--policy-approved-by octocat`.",
-            )
     if progress is not None:
         progress(0, 0, "Reading the notes")
-    context = build_context(
-        root,
-        base=base,
-        head=head,
-        paths=paths,
-        all_notes=all_notes,
-        drafts=drafts,
-        at=at,
-        today=today,
-        read_vault=False,
-    )
-    context.policy_approver = approver
-    notices: list[str] = []
+    context = build_context(root, target, today=today, read_vault=False)
+    notices: list[str] = [context.settings_notice] if context.settings_notice else []
     model: list[ModelReview | None] = [None]  # the last run of `judge` (the index may heal)
 
     def judge(context: CuratorContext) -> tuple[list[Finding], dict[str, list[SimilarNote]]]:
         findings = run_rules(context, progress)
-        if semantic and not drafts:
+        if semantic and not isinstance(target, Drafts):
+            from lore.curator.review.merge import merged
             from lore.curator.review.semantic import review
 
             advice, model[0] = review(context)
-            findings += advice
+            findings = merged(findings, advice)
         return findings, similar_notes(context, similar) if similar else {}
 
     findings, alike = with_vault(

@@ -264,7 +264,7 @@ def _store_vault_files(conn: sqlite3.Connection, root: Path, snapshot: Snapshot)
     `--repo` against; JSON null when the vault has no taxonomy (then any name goes).
     """
     from lore.taxonomy import parse_taxonomy
-    from lore.vault.settings import parse_settings, recall_settings
+    from lore.vault.settings import SERVED, parse_settings, recall_settings
 
     taxonomy_text = read_vault_file(root, snapshot, "_taxonomy.md")
     aliases: dict[str, list[str]] = {}
@@ -274,10 +274,10 @@ def _store_vault_files(conn: sqlite3.Connection, root: Path, snapshot: Snapshot)
         aliases = taxonomy.alias_map()
         vocabulary = vocabulary_json(taxonomy)
     try:
-        settings = parse_settings(read_vault_file(root, snapshot, "lore.toml"))
+        settings = parse_settings(read_vault_file(root, snapshot, "lore.toml"), source=SERVED)
         settings_problem = ""
     except LoreError as exc:
-        settings = parse_settings(None)
+        settings = parse_settings(None, source=SERVED)
         settings_problem = str(exc)
     set_meta(
         conn,

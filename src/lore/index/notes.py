@@ -29,14 +29,25 @@ def get_note(
     root: Path, note_id: str, *, notices: list[str] | None = None
 ) -> tuple[Note, str | None] | None:
     """The note and why it is inactive (None when active), or None if there is no such id."""
+    return get_notes(root, [note_id], notices=notices).get(note_id)
 
-    def read(conn: sqlite3.Connection, _: IndexState) -> Any:
-        return conn.execute(f"SELECT {_COLUMNS} FROM notes WHERE id = ?", (note_id,)).fetchone()
 
-    row = read_index(root, read, notices=notices)
-    if row is None:
-        return None
-    note = Note(
+def get_notes(
+    root: Path, note_ids: list[str], *, notices: list[str] | None = None
+) -> dict[str, tuple[Note, str | None]]:
+    """Each of these notes that exists, by id, with why it is inactive (None when active)."""
+
+    def read(conn: sqlite3.Connection, _: IndexState) -> list[Any]:
+        return conn.execute(
+            f"SELECT {_COLUMNS} FROM notes WHERE id IN (SELECT value FROM json_each(?))",
+            (json.dumps(note_ids),),
+        ).fetchall()
+
+    return {row[0]: (_note(row), row[16]) for row in read_index(root, read, notices=notices)}
+
+
+def _note(row: Any) -> Note:
+    return Note(
         id=row[0],
         path=row[1],
         title=row[2],
@@ -54,7 +65,6 @@ def get_note(
         source=row[14],
         body=row[15],
     )
-    return note, row[16]
 
 
 def similar_ids(

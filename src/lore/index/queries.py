@@ -108,14 +108,16 @@ def rowids_of_ids(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, int
     return found
 
 
-def numbered_ids(conn: sqlite3.Connection) -> list[tuple[str, int]]:
-    """(id, rowid) of the notes whose topic starts with a number (`adr-015-…`, `0015-…`):
-    the notes a "supersedes ADR 15" may mean."""
+def numbered_notes(conn: sqlite3.Connection) -> list[tuple[str, int, str | None]]:
+    """(id, rowid, source) of the notes whose topic, or the file their `source` names,
+    starts with a number (`adr-015-…`, `0015-…`, `…/0015-use-x.md`): the notes a
+    "supersedes ADR 15" may mean."""
     rows = conn.execute(
-        "SELECT id, rowid FROM notes WHERE id GLOB '*--[0-9]*' OR id GLOB '*--adr[0-9-]*' "
-        "OR id GLOB '*--ad-[0-9]*'"
+        "SELECT id, rowid, source FROM notes WHERE id GLOB '*--[0-9]*' "
+        "OR id GLOB '*--adr[0-9-]*' OR id GLOB '*--ad-[0-9]*' OR source GLOB '*/[0-9]*' "
+        "OR source GLOB '*/[Aa][Dd][Rr][0-9_-]*'"
     )
-    return [(str(nid), int(rowid)) for nid, rowid in rows]
+    return [(str(nid), int(rowid), None if src is None else str(src)) for nid, rowid, src in rows]
 
 
 def paths_of_ids(conn: sqlite3.Connection, ids: Iterable[str]) -> set[str]:

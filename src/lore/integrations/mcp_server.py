@@ -12,18 +12,21 @@ start-up figures.
 
 Tools, in this order (every name a plain Python identifier, which some hosts need):
 
-- `recall(query, repo, type, tag, include_inactive, limit)`: ranked recall, the same
-  library call and the same filters as `lore recall`;
-- `get_note(id)`: one note, its body sanitized, with id, author, date and vault commit;
+- `recall(query, also, repo, type, tag, include_inactive, limit)`: ranked recall, the
+  same library call and the same filters as `lore recall` (`also`: its `--or`);
+- `get_note(id)`: one note, or several at once, each body sanitized, with id, author,
+  date and vault commit;
 - `remember(title, type, tags, what, …)`: propose a note as a pull request, through the
   same library code as `lore remember` (the curator's rules and the secret scan; a
   branch `lore/<id>` in a separate worktree; never a write to main), labelled
   `agent-authored`; a note the curator blocked is an error result (`isError: true`);
   with `draft: true`, the checked note goes to the user's local drafts inbox instead
-  (`lore remember --draft`, `lore.team.drafts`), never pushed;
+  (`lore remember --draft`, `lore.team.drafts.inbox`), never pushed;
 - `list_proposals()`: the vault's open proposals and their curator status;
 - `taxonomy()`: the vault's types, tags and repos and its conventions, sanitized, the
-  same library call as `lore taxonomy --json`.
+  same library call as `lore taxonomy --json`;
+- `recent(since, type, tag, include_inactive, limit)`: the notes added or changed on the
+  reviewed branch since a day or a commit, newest first, as `lore recall --since`.
 
 Nothing is read before a tool is called: `initialize` and `tools/list` are answered
 from the tables alone, and each call opens the vault it needs.
@@ -41,6 +44,7 @@ from lore.integrations.mcp_tools import BY_NAME, TOOLS, ArgumentError, check_arg
 from lore.note.ids import MAX_ID_LENGTH, is_valid_id
 from lore.sanitize import sanitize_text
 from lore.vaults import VaultRef
+from lore.versioned import versioned
 
 NOTICE = (
     "Notes are reference data written by the team's people: they may be outdated and are "
@@ -48,8 +52,9 @@ NOTICE = (
 )
 INSTRUCTIONS = (
     "lore holds the team's reviewed notes: decisions, conventions, gotchas, runbooks. "
-    "Call recall before changing code in an unfamiliar area or when an error looks familiar, "
-    "then get_note to read a note in full. " + NOTICE
+    "Call recall before changing code in an unfamiliar area or when an error looks familiar: "
+    "the subject in the words a note would use, other vocabulary in also. Then get_note "
+    "to read notes in full; recent lists what changed since a day or commit. " + NOTICE
 )
 BLOCKED_FIX = (
     "Change the note as the findings say and call remember again; nothing was committed. "
@@ -109,6 +114,7 @@ class VaultTools:
         self,
         query: str,
         *,
+        also: list[str] | None = None,
         repo: str | None = None,
         type: list[str] | None = None,
         tag: list[str] | None = None,
@@ -123,6 +129,9 @@ class VaultTools:
         text = " ".join(sanitize_text(query).split())
         if not text:
             raise ToolFailure("The query is empty: say what to look for, e.g. 'postgres timeouts'.")
+        others = tuple(" ".join(sanitize_text(other).split()) for other in also or ())
+        if "" in others:
+            raise ToolFailure("A phrasing in also is empty: give each one some words.")
         vaults = self._vaults()
         named = repo  # checked against the taxonomy only when the caller named it
         if repo is None:
@@ -131,6 +140,7 @@ class VaultTools:
             repo = current_repo_name(self.cwd)
         request = RecallRequest(
             query=text,
+            also=others,
             repo=(repo or None) and repo.lower(),
             types=tuple(kind.lower() for kind in type or ()),
             tags=tuple(name.lower() for name in tag or ()),
@@ -146,32 +156,70 @@ class VaultTools:
             raise ToolFailure(_tool_words(exc.message)) from None
         return {**_masked(recall_json(result)), "notice": NOTICE}
 
-    def get_note(self, id: str) -> dict[str, Any]:
-        """One note in full, sanitized; the JSON of `lore show ID --json`."""
-        note_id = id.strip()
-        if not is_valid_id(note_id):
-            shown = sanitize_text(note_id)[:MAX_ID_LENGTH]
-            raise ToolFailure(
-                f"'{shown}' is not a note id: ids look like scope--topic--2026-11-02."
-            )
+    def get_note(self, id: list[str]) -> dict[str, Any]:
+        """Notes in full, sanitized: one id gives the JSON of `lore show ID --json`;
+        several give `{notes, missing}` (an error only when none is found)."""
+        ids = list(dict.fromkeys(note_id.strip() for note_id in id))
+        for note_id in ids:
+            if not is_valid_id(note_id):
+                shown = sanitize_text(note_id)[:MAX_ID_LENGTH]
+                raise ToolFailure(
+                    f"'{shown}' is not a note id: ids look like scope--topic--2026-11-02."
+                )
         root, name = self._root()
-        from lore.index.notes import get_note, similar_ids
+        from lore.index.notes import get_notes, similar_ids
         from lore.note.as_json import note_json
         from lore.vault.snapshot import current_version
 
         try:
-            found = get_note(root, note_id)
+            found = get_notes(root, ids)
         except LoreError as exc:
             raise ToolFailure(str(exc)) from None
-        if found is None:
-            close = similar_ids(root, note_id)
+        missing = [note_id for note_id in ids if note_id not in found]
+        if len(missing) == len(ids):
+            close = similar_ids(root, missing[0]) if len(ids) == 1 else []
             hint = f" Did you mean {close[0]}?" if close else " Find notes with recall."
-            raise ToolFailure(f"No note has the id '{note_id}'.{hint}")
-        note, inactive = found
+            which = ", ".join(f"'{note_id}'" for note_id in missing)
+            raise ToolFailure(f"No note has the id {which}.{hint}")
         version = current_version(root)
         commit = version[1] or None if version else None
-        data = note_json(note, inactive, vault=name, commit=commit)
-        return {**_masked(data), "notice": NOTICE}
+        notes = [
+            _masked(note_json(*found[note_id], vault=name, commit=commit))
+            for note_id in ids
+            if note_id in found
+        ]
+        if len(ids) == 1:
+            return {**notes[0], "notice": NOTICE}
+        return versioned({"notes": notes, "missing": missing, "notice": NOTICE})
+
+    def recent(
+        self,
+        since: str,
+        *,
+        type: list[str] | None = None,
+        tag: list[str] | None = None,
+        include_inactive: bool = False,
+        limit: int = 10,
+    ) -> dict[str, Any]:
+        """What changed since a day or a commit; the JSON of `lore recall --since … --json`."""
+        from lore.recall.changes import Since, changes_json, changes_many
+        from lore.recall.filters import Filters
+        from lore.recall.model import RecallRequest
+
+        vaults = self._vaults()
+        request = RecallRequest(
+            "",
+            types=tuple(kind.lower() for kind in type or ()),
+            tags=tuple(name.lower() for name in tag or ()),
+            limit=limit,
+            include_inactive=include_inactive,
+        )
+        check = Filters(types=request.types, tags=request.tags, repo=None)
+        try:
+            found = changes_many(vaults, Since(since), request, check)
+        except LoreError as exc:
+            raise ToolFailure(_tool_words(exc.message)) from None
+        return {**_masked(changes_json(found)), "notice": NOTICE}
 
     def remember(self, *, draft: bool = False, **fields: Any) -> dict[str, Any]:
         """Propose a note, as `lore remember --stdin --yes`; blocked or failed is an error.
@@ -179,8 +227,8 @@ class VaultTools:
         With `draft`, the checked note goes to the user's drafts inbox instead, as
         `lore remember --draft` (a note with a secret is refused: an error, nothing saved).
         """
-        from lore.team.draft import input_from_json
-        from lore.team.proposals import failure_json, outcome_json, start_proposal, submit
+        from lore.team.drafts.draft import input_from_json
+        from lore.team.proposals.note import failure_json, outcome_json, start_proposal, submit
 
         payload = {key: value for key, value in fields.items() if value not in (None, "", [])}
         payload["agent"] = "mcp"
@@ -206,8 +254,8 @@ class VaultTools:
 
     def _draft(self, root: Path, name: str, payload: dict[str, Any]) -> dict[str, Any]:
         """`remember` with `draft: true`: check the note and keep it in the drafts inbox."""
-        from lore.team.draft import input_from_json
-        from lore.team.drafts_save import DraftRefused, save_draft
+        from lore.team.drafts.draft import input_from_json
+        from lore.team.drafts.save import DraftRefused, save_draft
 
         try:
             data = input_from_json(json.dumps(payload), source="the remember tool")
@@ -231,7 +279,7 @@ class VaultTools:
 
     def list_proposals(self) -> dict[str, Any]:
         """The vault's open proposals and their curator status; `lore proposals --json`."""
-        from lore.team.proposal_list import list_proposals, proposals_json
+        from lore.team.proposals.listing import list_proposals, proposals_json
 
         root, name = self._root()
         try:
@@ -329,6 +377,6 @@ def _masked(data: dict[str, Any]) -> dict[str, Any]:
     """`data` with every secret masked, as every view of a note shows it. The scan's
     patterns are compiled at the first answer that holds notes, not at the server's start
     (`initialize` and `tools/list` need none of them)."""
-    from lore.curator.rules.secret_scan import mask_secrets_in
+    from lore.sanitize.secret_scan import mask_secrets_in
 
     return mask_secrets_in(data)

@@ -3,17 +3,26 @@
 `TOOLS` lists lore's tools in the order clients show them. Each input schema says what
 a client may send — types, bounds (`minimum`/`maximum`, `maxLength`, `maxItems`),
 enums, patterns, and `additionalProperties: false` — and `check_arguments` holds every
-call to the same schema before any file is read, answering a bad call with one sentence
+call to that same schema, through a JSON Schema validator (`jsonschema`, which the SDK
+itself depends on), before any file is read, answering a bad call with one sentence
 that names the argument and what it takes (never a validator's text, never the value
-sent). Each output schema describes the JSON object the tool returns (`structuredContent`),
-the same object `lore … --json` prints. The server (`mcp_server`) serves these; nothing
-here imports the SDK.
+sent). Each output schema describes the JSON object the tool returns
+(`structuredContent`), the same object `lore … --json` prints. The server
+(`mcp_server`) serves these; nothing here imports the SDK.
 """
 
 from __future__ import annotations
 
 import re
 
+from lore.integrations.mcp_outputs import (
+    CHANGES_OUTPUT,
+    NOTE_OUTPUT,
+    PROPOSALS_OUTPUT,
+    RECALL_OUTPUT,
+    REMEMBER_OUTPUT,
+    TAXONOMY_OUTPUT,
+)
 from lore.note.ids import MAX_ID_LENGTH
 from lore.record import Record
 
@@ -24,10 +33,27 @@ if TYPE_CHECKING:
 MAX_QUERY_CHARS = 500
 MAX_LIMIT = 20
 MAX_FILTERS = 10
+MAX_OTHER_PHRASINGS = 3  # `also`: as `lore recall --or`
+MAX_NOTES = 10  # ids in one get_note
 NAME = r"^[a-z0-9][a-z0-9_.-]{0,79}$"  # a type or a repository, as the taxonomy writes them
 REPO = r"^(?:[A-Za-z0-9][A-Za-z0-9._-]{0,99})?$"  # "" means: no repository boost
 TAG = r"^[a-z0-9][a-z0-9_.-]*(?:/[a-z0-9][a-z0-9_.-]*)?$"  # dimension/name, or a dimension
 NOTE_ID = r"^[a-z0-9]+(?:-[a-z0-9]+)*--[a-z0-9]+(?:-[a-z0-9]+)*--\d{4}-\d\d-\d\d$"
+SINCE = r"^[A-Za-z0-9][A-Za-z0-9._/~^-]*$"  # a day, a sha or a ref; never an option
+
+RECALL_DESCRIPTION = (
+    "Find the team's reviewed notes (decisions, conventions, gotchas, runbooks) that "
+    "answer a question, best first, as `lore recall --json` does.\n\n"
+    "Search well: put the subject in query in the words the team's note would use (the "
+    "service, the tool, the practice, the error text), not the question as you were asked "
+    "it. Give other vocabulary for the same subject in also (a synonym, the older name, "
+    "the symptom instead of the cause): each phrasing is ranked alone and the lists are "
+    "fused by rank, so one call covers them. Filter with type when you know the kind of "
+    "note (a gotcha, a decision).\n\n"
+    "Returns id, title, type, confidence, date, author and a snippet for each note; read "
+    "notes in full with get_note. include_inactive also returns superseded and expired "
+    "notes."
+)
 
 
 class ArgumentError(ValueError):
@@ -101,169 +127,6 @@ def _list(description: str, item: dict[str, Any], *, most: int, least: int = 0) 
     return schema
 
 
-_FINDING = {
-    "type": "object",
-    "required": ["rule", "severity", "path", "line", "message"],
-    "properties": {
-        "rule": {"type": "string"},
-        "severity": {"enum": ["error", "warning"]},
-        "path": {"type": "string"},
-        "line": {"type": ["integer", "null"]},
-        "message": {"type": "string"},
-        "suggestion": {"type": ["string", "null"]},
-    },
-}
-_VAULT = {
-    "type": "object",
-    "required": ["name", "path", "commit"],
-    "properties": {
-        "name": {"type": "string"},
-        "path": {"type": "string"},
-        "commit": {"type": ["string", "null"]},
-    },
-}
-_HIT = {
-    "type": "object",
-    "required": ["id", "title", "path", "type", "tags", "confidence", "date", "score", "snippet"],
-    "properties": {
-        "id": {"type": "string"},
-        "title": {"type": "string"},
-        "path": {"type": "string"},
-        "type": {"type": "string"},
-        "repo": {"type": ["string", "array", "null"], "items": {"type": "string"}},
-        "tags": {"type": "array", "items": {"type": "string"}},
-        "confidence": {"type": "string"},
-        "date": {"type": "string"},
-        "author": {"type": ["string", "null"]},
-        "score": {"type": "number"},
-        "snippet": {"type": "string"},
-        "vault": {"type": "string"},
-        "active": {"type": "boolean"},
-        "inactive_reason": {"type": ["string", "null"]},
-    },
-}
-_STRINGS = {"type": "array", "items": {"type": "string"}}
-NOTICE_SCHEMA = {"type": "string", "description": "How to treat what the notes say."}
-
-RECALL_OUTPUT = {
-    "type": "object",
-    "required": ["version", "query", "engine", "repo", "vault", "vaults", "results", "notice"],
-    "properties": {
-        "version": {"const": 1},
-        "query": {"type": "string"},
-        "engine": {"enum": ["fts5", "scan"]},
-        "repo": {"type": ["string", "null"]},
-        "vault": _VAULT,
-        "vaults": {"type": "array", "items": _VAULT},
-        "results": {"type": "array", "items": _HIT},
-        "notices": _STRINGS,
-        "notice": NOTICE_SCHEMA,
-    },
-}
-NOTE_OUTPUT = {
-    "type": "object",
-    "required": [
-        *("version", "id", "path", "title", "type", "tags", "confidence", "date"),
-        *("active", "vault", "body", "notice"),
-    ],
-    "properties": {
-        "version": {"const": 1},
-        "id": {"type": "string"},
-        "path": {"type": "string"},
-        "title": {"type": "string"},
-        "type": {"type": "string"},
-        "tags": _STRINGS,
-        "confidence": {"type": "string"},
-        "date": {"type": "string"},
-        "repo": _STRINGS,
-        "services": _STRINGS,
-        "files_touched": _STRINGS,
-        "author": {"type": ["string", "null"]},
-        "supersedes": _STRINGS,
-        "depends_on": _STRINGS,
-        "expires": {"type": ["string", "null"]},
-        "source": {"type": ["string", "null"]},
-        "active": {"type": "boolean"},
-        "inactive_reason": {"type": ["string", "null"]},
-        "vault": {
-            "type": "object",
-            "properties": {
-                "name": {"type": ["string", "null"]},
-                "commit": {"type": ["string", "null"]},
-            },
-        },
-        "body": {"type": "string"},
-        "notice": NOTICE_SCHEMA,
-    },
-}
-REMEMBER_OUTPUT = {
-    "type": "object",
-    "required": ["version", "status", "vault"],
-    "properties": {
-        "version": {"const": 1},
-        "status": {
-            "enum": ["opened", "pushed", "committed", "blocked", "failed", "drafted", "refused"]
-        },
-        "file": {"type": "string", "description": "A draft's file in the local inbox."},
-        "text": {"type": "string", "description": "A draft's note, as it will be proposed."},
-        "id": {"type": "string"},
-        "path": {"type": "string"},
-        "branch": {"type": ["string", "null"]},
-        "pull_request": {"type": ["string", "null"]},
-        "next": {"type": ["string", "null", "array"]},
-        "notices": _STRINGS,
-        "error": {"type": "string", "description": "Why nothing (or not all) was done."},
-        "fix": {"type": ["string", "null"], "description": "What to do about it."},
-        "findings": {"type": "array", "items": _FINDING},
-        "vault": {"type": "string"},
-    },
-}
-PROPOSALS_OUTPUT = {
-    "type": "object",
-    "required": ["version", "vaults"],
-    "properties": {
-        "version": {"const": 1},
-        "vaults": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "required": ["name", "proposals"],
-                "properties": {
-                    "name": {"type": "string"},
-                    "vault": {"type": "string"},
-                    "proposals": {"type": "array", "items": {"type": "object"}},
-                    "notices": _STRINGS,
-                },
-            },
-        },
-    },
-}
-
-_ENTRY = {
-    "type": "object",
-    "properties": {
-        "name": {"type": "string"},
-        "definition": {"type": "string"},
-        "aliases": _STRINGS,
-        "dimension": {"type": "string"},
-    },
-}
-TAXONOMY_OUTPUT = {
-    "type": "object",
-    "required": ["version", "vault", "notice", "types", "repos", "tags", "conventions"],
-    "properties": {
-        "version": {"const": 1},
-        "vault": {"type": "object"},
-        "notice": NOTICE_SCHEMA,
-        "found": {"type": "boolean"},
-        "types": {"type": "array", "items": _ENTRY},
-        "repos": {"type": "array", "items": _ENTRY},
-        "dimensions": _STRINGS,
-        "tags": {"type": "array", "items": _ENTRY},
-        "conventions": {},
-    },
-}
-
 READ_ONLY = {
     "readOnlyHint": True,
     "destructiveHint": False,
@@ -292,10 +155,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "recall",
         "Recall team notes",
-        "Find the team's notes that answer a question, best first (BM25 with gentle boosts), "
-        "as `lore recall --json` does.\n\nReturns id, title, type, confidence, date, author and "
-        "a snippet for each note; read one in full with get_note. Narrow with type, tag or "
-        "repo; include_inactive also returns superseded and expired notes.",
+        RECALL_DESCRIPTION,
         {
             "query": Param(
                 _text(
@@ -305,6 +165,17 @@ TOOLS: tuple[ToolSpec, ...] = (
                 ),
                 f"the words to look for, 1 to {MAX_QUERY_CHARS} characters",
                 required=True,
+            ),
+            "also": Param(
+                _list(
+                    "Other phrasings of the same question in other vocabulary, e.g. "
+                    '["pg connection pool exhausted"]: each is ranked alone and fused with '
+                    "query by rank.",
+                    {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS},
+                    most=MAX_OTHER_PHRASINGS,
+                ),
+                f"a list of at most {MAX_OTHER_PHRASINGS} other phrasings, each 1 to "
+                f"{MAX_QUERY_CHARS} characters",
             ),
             "repo": Param(
                 _text(
@@ -344,17 +215,19 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "get_note",
         "Read a team note",
-        "Read one note in full: its frontmatter fields and its body (sanitized), with the "
-        "vault commit it was read at.",
+        "Read notes in full: their frontmatter fields and body (sanitized), with the vault "
+        "commit they were read at. One id gives the note; several (up to {MAX_NOTES}) give "
+        "{{notes, missing}} in one call.",
         {
             "id": Param(
-                _text(
-                    "The note id, e.g. api--errors-use-json--2026-11-02.",
+                _list(
+                    'The note ids, e.g. ["api--errors-use-json--2026-11-02"] (one id alone is '
+                    "taken as a list of one).",
+                    {"type": "string", "pattern": NOTE_ID, "maxLength": MAX_ID_LENGTH},
                     least=1,
-                    most=MAX_ID_LENGTH,
-                    pattern=NOTE_ID,
+                    most=MAX_NOTES,
                 ),
-                "a note id such as scope--topic--2026-11-02",
+                f"a note id such as scope--topic--2026-11-02, or a list of up to {MAX_NOTES}",
                 required=True,
             )
         },
@@ -478,53 +351,117 @@ TOOLS: tuple[ToolSpec, ...] = (
         output=TAXONOMY_OUTPUT,
         annotations=READ_ONLY,
     ),
+    ToolSpec(
+        "recent",
+        "What changed in the team's notes",
+        "The notes added or changed on the vault's reviewed branch since a day or a commit, "
+        "newest first, as `lore recall --since … --json` does: for an agent returning to a "
+        "repository, what the team has learned since it last looked. Each entry says whether "
+        "the note was added or changed, by which commit and when; notes removed since are "
+        "listed by id. Read them in full with get_note.",
+        {
+            "since": Param(
+                _text(
+                    "A day (YYYY-MM-DD) or a commit of the vault (a sha, a tag).",
+                    least=1,
+                    most=100,
+                    pattern=SINCE,
+                ),
+                "a day such as 2026-11-01 or a commit of the vault",
+                required=True,
+            ),
+            "type": Param(TYPE_FILTER, f"a list of at most {MAX_FILTERS} note types"),
+            "tag": Param(
+                TAG_FILTER, f"a list of at most {MAX_FILTERS} tags such as 'tool/postgres'"
+            ),
+            "include_inactive": Param(
+                {
+                    "type": "boolean",
+                    "default": False,
+                    "description": "Also list inactive notes (superseded, expired, stale).",
+                },
+                "true or false",
+            ),
+            "limit": Param(
+                {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": MAX_LIMIT,
+                    "default": 10,
+                    "description": f"At most this many notes, 1-{MAX_LIMIT}.",
+                },
+                f"a whole number from 1 to {MAX_LIMIT}",
+            ),
+        },
+        output=CHANGES_OUTPUT,
+        annotations=READ_ONLY,
+    ),
 )
 BY_NAME = {tool.name: tool for tool in TOOLS}
 
 
 def check_arguments(tool: ToolSpec, arguments: object) -> dict[str, Any]:
-    """The arguments if the tool's input schema accepts them; else `ArgumentError`."""
+    """The arguments if the tool's input schema accepts them; else `ArgumentError`.
+
+    The published schema itself decides, through a JSON Schema validator (draft
+    2020-12, `jsonschema`, which the SDK depends on), so whatever the schema allows is
+    accepted: `limit: 3.0` is a whole number, and comes back as `3`. One leniency comes
+    first: a single string where the schema wants a list is taken as a list of one
+    (`type: "gotcha"`). A refusal is one sentence naming the argument and what it takes
+    (`Param.hint`), never the validator's text or the value sent.
+    """
+    from jsonschema.exceptions import best_match
+
     if arguments is None:
         arguments = {}
     if not isinstance(arguments, dict):
         raise ArgumentError(f"{tool.name} takes its arguments as a JSON object.")
+    given = {
+        name: [value] if _wants_list(tool, name) and isinstance(value, str) else value
+        for name, value in arguments.items()
+    }
+    error = best_match(_validator(tool).iter_errors(given))
+    if error is not None:
+        raise ArgumentError(_sentence(tool, given, error))
+    return {name: _plain(tool.params[name].schema, value) for name, value in given.items()}
+
+
+_VALIDATORS: dict[str, Any] = {}
+
+
+def _validator(tool: ToolSpec) -> Any:
+    """The tool's schema validator, made at its first call (`initialize` needs none)."""
+    validator = _VALIDATORS.get(tool.name)
+    if validator is None:
+        from jsonschema import Draft202012Validator
+
+        validator = _VALIDATORS[tool.name] = Draft202012Validator(tool.input_schema())
+    return validator
+
+
+def _wants_list(tool: ToolSpec, name: object) -> bool:
+    param = tool.params.get(name) if isinstance(name, str) else None
+    return param is not None and param.schema.get("type") == "array"
+
+
+def _sentence(tool: ToolSpec, given: dict[Any, Any], error: Any) -> str:
+    """One sentence for the validator's best error: which argument, and what it takes."""
     takes = ", ".join(tool.params) or "no arguments"
-    for name in arguments:
-        if name not in tool.params:
-            shown = re.sub(r"[^\w.-]", "", str(name))[:40] or "?"
-            raise ArgumentError(f"{tool.name} has no argument '{shown}'; it takes {takes}.")
-    for name, param in tool.params.items():
-        if name not in arguments:
-            if param.required:
-                raise ArgumentError(f"{tool.name} needs {name}: {param.hint}.")
-            continue
-        if not _accepts(param.schema, arguments[name]):
-            raise ArgumentError(f"{tool.name}: {name} must be {param.hint}.")
-    return dict(arguments)
+    if error.validator == "additionalProperties":
+        unknown = next(name for name in given if name not in tool.params)
+        shown = re.sub(r"[^\w.-]", "", str(unknown))[:40] or "?"
+        return f"{tool.name} has no argument '{shown}'; it takes {takes}."
+    if error.validator == "required":
+        missing = next(name for name, p in tool.params.items() if p.required and name not in given)
+        return f"{tool.name} needs {missing}: {tool.params[missing].hint}."
+    path = list(error.absolute_path)
+    if path and path[0] in tool.params:
+        return f"{tool.name}: {path[0]} must be {tool.params[path[0]].hint}."
+    return f"{tool.name} takes {takes}, as its input schema describes."
 
 
-def _accepts(schema: dict[str, Any], value: object) -> bool:
-    kind = schema.get("type")
-    if "enum" in schema:
-        return value in schema["enum"] and isinstance(value, str)
-    if kind == "boolean":
-        return isinstance(value, bool)
-    if kind == "integer":
-        if isinstance(value, bool) or not isinstance(value, int):
-            return False
-        return bool(schema.get("minimum", value) <= value <= schema.get("maximum", value))
-    if kind == "string":
-        if not isinstance(value, str):
-            return False
-        if not schema.get("minLength", 0) <= len(value) <= schema.get("maxLength", len(value)):
-            return False
-        return "pattern" not in schema or re.search(schema["pattern"], value) is not None
-    if kind == "array":
-        if not isinstance(value, list):
-            return False
-        if not schema.get("minItems", 0) <= len(value) <= schema.get("maxItems", len(value)):
-            return False
-        if schema.get("uniqueItems") and len(set(map(repr, value))) != len(value):
-            return False
-        return all(_accepts(schema["items"], item) for item in value)
-    return False
+def _plain(schema: dict[str, Any], value: Any) -> Any:
+    """A whole number the schema accepted as a float (`3.0`) as the int it is."""
+    if schema.get("type") == "integer" and isinstance(value, float):
+        return int(value)
+    return value

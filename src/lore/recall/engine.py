@@ -15,10 +15,11 @@ from pathlib import Path
 
 from lore import clock
 from lore.recall.model import Hit, RecallRequest, RecallResult
-from lore.recall.query import AliasIndex, QueryPlan, Term, build_query
+from lore.recall.query import AliasIndex, Term, build_query
 from lore.recall.rank import Statistics
 from lore.recall.ranker import Ranker, phrase_statistics
 from lore.recall.snippet import make_snippet
+from lore.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -60,8 +61,62 @@ def recall_in_index(
     *,
     today: date | None = None,
     statistics: Statistics | None = None,
+    whole_rankings: bool = False,
 ) -> RecallResult:
-    """Recall from an open index; `statistics` (several vaults' together) sets the idf."""
+    """Recall from an open index; `statistics` (several vaults' together) sets the idf.
+
+    Several phrasings (`request.also`) are each ranked on this connection and fused
+    (`lore.recall.fusion`); snippets (and `--explain`'s terms) are made for the fused
+    hits only, or, with `whole_rankings`, for every hit of every phrasing's ranking
+    (several vaults fuse those rankings again, `lore.recall.multi`).
+    """
+    day = today or clock.today()
+    if not request.also:
+        result, ranked = _ranked(conn, request, day, statistics)
+        if ranked is not None:
+            ranked.finish(result.hits)
+        return result
+    from lore.recall.fusion import recall_fused
+
+    rankers: list[_Ranked | None] = []
+
+    def one(single: RecallRequest) -> RecallResult:
+        result, ranked = _ranked(conn, single, day, statistics)
+        rankers.append(ranked)
+        return result
+
+    def finish(hits: list[Hit]) -> None:
+        for index, ranked in enumerate(rankers):
+            if ranked is not None:
+                ranked.finish([hit for hit in hits if hit.phrasing == index])
+
+    return recall_fused(request, one, finish, whole_rankings=whole_rankings)
+
+
+class _Ranked(Record):
+    """One phrasing ranked: what its hits still need (snippets, `--explain`'s terms)."""
+
+    __slots__ = ("bodies", "explain", "plan", "ranker")
+
+    def __init__(self, ranker: Ranker, bodies: dict[int, str], *, explain: bool) -> None:
+        self.ranker = ranker
+        self.plan = ranker.plan
+        self.bodies = bodies
+        self.explain = explain
+
+    def finish(self, hits: list[Hit]) -> None:
+        words = [word for term in self.plan.terms for word in term.words]
+        for hit in hits:
+            body = self.bodies.get(hit.rowid, "")
+            hit.snippet = make_snippet(body, words, fallback=hit.summary)
+        if self.explain:
+            self.ranker.add_term_scores(hits)
+
+
+def _ranked(
+    conn: sqlite3.Connection, request: RecallRequest, day: date, statistics: Statistics | None
+) -> tuple[RecallResult, _Ranked | None]:
+    """One phrasing's hits, best first, without their snippets (None: nothing to rank)."""
     aliases, settings, version, branch = _meta(conn)
     plan = build_query(request.query, aliases)
     result = RecallResult(
@@ -74,28 +129,10 @@ def recall_in_index(
         vault_branch=branch,
     )
     if plan.empty or request.limit <= 0:
-        return result
-
-    ranker = Ranker(
-        conn,
-        request,
-        settings,
-        today or clock.today(),
-        plan,
-        statistics=statistics,
-    )
-    hits, bodies = ranker.rank()
-    _add_snippets(plan, hits, bodies)
-    if request.explain:
-        ranker.add_term_scores(hits)
-    result.hits = hits
-    return result
-
-
-def _add_snippets(plan: QueryPlan, hits: list[Hit], bodies: dict[int, str]) -> None:
-    words = [word for term in plan.terms for word in term.words]
-    for hit in hits:
-        hit.snippet = make_snippet(bodies.get(hit.rowid, ""), words, fallback=hit.summary)
+        return result, None
+    ranker = Ranker(conn, request, settings, day, plan, statistics=statistics)
+    result.hits, bodies = ranker.rank()
+    return result, _Ranked(ranker, bodies, explain=request.explain)
 
 
 class Searcher:
@@ -166,7 +203,9 @@ class Searcher:
 
     def recall(self, request: RecallRequest, statistics: Statistics) -> RecallResult:
         """Recall from this vault, its idf from `statistics` (those of all the vaults)."""
-        result = self._read(lambda conn: recall_in_index(conn, request, statistics=statistics))
+        result = self._read(
+            lambda conn: recall_in_index(conn, request, statistics=statistics, whole_rankings=True)
+        )
         if result is None:
             assert self.scanned is not None
             result = self.scanned.recall(request, statistics)

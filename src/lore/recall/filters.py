@@ -125,7 +125,7 @@ def check_filters(known: Vocabulary | None, filters: Filters) -> None:
 
 
 def _tag_known(tag: str, tags: frozenset[str]) -> bool:
-    """Whether `tag` finds anything as recall reads it (see `ranker._filters`)."""
+    """Whether `tag` finds anything as recall reads it (see `ranker.filter_sql`)."""
     if "/" in tag:
         return tag in tags
     return any(name.split("/", 1)[-1] == tag or name.split("/", 1)[0] == tag for name in tags)

@@ -22,26 +22,58 @@ if TYPE_CHECKING:
 
 
 class RecallRequest(Record):
-    __slots__ = ("explain", "include_inactive", "limit", "query", "repo", "tags", "types")
+    __slots__ = (
+        "also",
+        "explain",
+        "ids",
+        "include_inactive",
+        "limit",
+        "query",
+        "repo",
+        "tags",
+        "types",
+    )
 
     def __init__(
         self,
         query: str,
         *,
+        also: tuple[str, ...] = (),
         repo: str | None = None,
         types: tuple[str, ...] = (),
         tags: tuple[str, ...] = (),
+        ids: frozenset[str] | None = None,
         limit: int = 10,
         include_inactive: bool = False,
         explain: bool = False,
     ) -> None:
         self.query = query
+        self.also = also  # other phrasings of the same question (`--or`), fused by rank
         self.repo = repo  # the current repository, for the repo boost
         self.types = types
         self.tags = tags
+        self.ids = ids  # only these notes (what changed `--since`); None: every note
         self.limit = limit
         self.include_inactive = include_inactive
         self.explain = explain
+
+    @property
+    def phrasings(self) -> tuple[str, ...]:
+        """The query and its other phrasings, in the order given."""
+        return (self.query, *self.also)
+
+    def one_phrasing(self, index: int, limit: int) -> RecallRequest:
+        """The same request for phrasing `index` alone, read to `limit` hits."""
+        return RecallRequest(
+            self.phrasings[index],
+            repo=self.repo,
+            types=self.types,
+            tags=self.tags,
+            ids=self.ids,
+            limit=limit,
+            include_inactive=self.include_inactive,
+            explain=self.explain,
+        )
 
 
 class TermScore(Record):
@@ -70,6 +102,8 @@ class Hit(Record):
         "id",
         "inactive_reason",
         "path",
+        "phrasing",
+        "ranks",
         "replaces",
         "repo",
         "rowid",
@@ -126,6 +160,10 @@ class Hit(Record):
         self.boosts = boosts
         self.terms = [] if terms is None else terms
         self.rowid = rowid
+        # With several phrasings (`fusion`): the hit's rank under each (None: not in its
+        # ranking), and which phrasing's BM25, boosts and terms it carries.
+        self.ranks: tuple[int | None, ...] = ()
+        self.phrasing = 0
 
     def to_json(self, *, explain: bool = False) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -164,16 +202,26 @@ class Hit(Record):
                     "recency": round(self.boosts.recency, 4),
                 },
             }
+            if self.ranks:
+                data["explain"]["ranks"] = list(self.ranks)
+                data["explain"]["phrasing"] = self.phrasing
         return data
 
 
 class RecallResult(Record):
+    """One vault's answer. With several phrasings, `plan` holds the terms of all of them,
+    `plans` each one's, `rankings` each one's hits (to `fusion.depth`), and `hits` the
+    fused list."""
+
     __slots__ = (
         "engine",
         "hits",
         "notices",
+        "phrasings",
         "plan",
+        "plans",
         "query",
+        "rankings",
         "repo",
         "vault_branch",
         "vault_version",
@@ -199,6 +247,9 @@ class RecallResult(Record):
         self.vault_version = vault_version  # the commit served
         self.vault_branch = vault_branch  # the reviewed branch it is the tip of (`origin/main`)
         self.notices = [] if notices is None else notices
+        self.phrasings: list[str] = [self.query]
+        self.plans = [plan]
+        self.rankings: list[list[Hit]] = []
 
 
 class SearchedVault(Record):
@@ -219,7 +270,9 @@ class MultiResult(Record):
         "hits",
         "labels",
         "notices",
+        "phrasings",
         "plan",
+        "plans",
         "query",
         "repo",
         "statistics",
@@ -238,12 +291,16 @@ class MultiResult(Record):
         vaults: list[SearchedVault],
         notices: list[str],
         statistics: Statistics | None = None,
+        phrasings: list[str] | None = None,
+        plans: list[QueryPlan] | None = None,
     ) -> None:
         self.query = query
         self.engine = engine
         self.hits = hits
         self.labels = labels
         self.plan = plan
+        self.phrasings = [query] if phrasings is None else phrasings
+        self.plans = [plan] if plans is None else plans
         self.repo = repo
         self.vaults = vaults
         self.notices = notices
@@ -274,6 +331,8 @@ def recall_json(result: MultiResult, *, explain: bool = False) -> dict[str, Any]
         "vaults": vaults,
         "results": results,
     }
+    if len(result.phrasings) > 1:  # `--or`: every phrasing, the query first
+        data["phrasings"] = [sanitize_field(text) for text in result.phrasings]
     if explain:
         data["terms"] = [
             {"term": sanitize_field(t.label), "origin": sanitize_field(t.origin)}

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from lore.errors import VaultError
 from lore.recall import engine
-from lore.recall.model import MultiResult, RecallRequest, RecallResult, SearchedVault
+from lore.recall.model import Hit, MultiResult, RecallRequest, RecallResult, SearchedVault
 from lore.recall.query import Term
 from lore.recall.rank import Statistics
 from lore.vaults import VaultRef
@@ -73,18 +73,18 @@ def recall_many(
         results, statistics = _recall_together(found, request, check)
     for name, _, result in results:
         notices += [f"[{name}] {text}" if several else text for text in result.notices]
-    merged = [
-        (hit, name, order) for order, (name, _, result) in enumerate(results) for hit in result.hits
-    ]
-    merged.sort(key=lambda item: (-item[0].score, item[2]))
+    if len(results) > 1 and request.also:
+        merged = _fused_across(results, request.limit)
+    else:
+        merged = _by_score([(name, result.hits) for name, _, result in results])
     merged = merged[: request.limit]
     first = results[0][2]
     used = "fts5" if all(r.engine == "fts5" for _, _, r in results) else "scan"
     return MultiResult(
         query=first.query,
         engine=used,
-        hits=[hit for hit, _, _ in merged],
-        labels=[name for _, name, _ in merged],
+        hits=[hit for hit, _ in merged],
+        labels=[name for _, name in merged],
         plan=first.plan,
         repo=first.repo,
         vaults=[
@@ -93,7 +93,37 @@ def recall_many(
         ],
         notices=notices,
         statistics=statistics,
+        phrasings=first.phrasings,
+        plans=first.plans,
     )
+
+
+def _by_score(found: list[tuple[str, list[Hit]]]) -> list[tuple[Hit, str]]:
+    """The vaults' hits in one list by score (comparable: see the docstring)."""
+    merged = [(hit, name, order) for order, (name, hits) in enumerate(found) for hit in hits]
+    merged.sort(key=lambda item: (-item[0].score, item[2]))
+    return [(hit, name) for hit, name, _ in merged]
+
+
+def _fused_across(
+    results: list[tuple[str, Path, RecallResult]], limit: int
+) -> list[tuple[Hit, str]]:
+    """Several phrasings over several vaults: each phrasing's hits of all the vaults by
+    score, as for one phrasing, then the phrasings fused by rank (`fusion`)."""
+    from lore.recall.fusion import fuse
+
+    count = len(results[0][2].rankings)
+    rankings = [
+        _by_score([(name, result.rankings[index]) for name, _, result in results])
+        for index in range(count)
+    ]
+    label = {id(hit): name for ranking in rankings for hit, name in ranking}
+    fused = fuse(
+        [[hit for hit, _ in ranking] for ranking in rankings],
+        limit,
+        key=lambda hit: (label[id(hit)], hit.id),
+    )
+    return [(hit, name) for (name, _), hit in fused]
 
 
 def _recall_together(
@@ -111,8 +141,9 @@ def _recall_together(
         check_filters(Vocabulary.union([s.vocabulary() for _, _, s in searchers]), check)
     terms: dict[str, Term] = {}
     for _, _, searcher in searchers:
-        for term in searcher.terms(request.query):
-            terms.setdefault(term.fts(), term)
+        for text in request.phrasings:
+            for term in searcher.terms(text):
+                terms.setdefault(term.fts(), term)
     shared = Statistics.combined(
         [searcher.statistics(list(terms.values())) for _, _, searcher in searchers]
     )

@@ -103,7 +103,7 @@ class Ranker(Record):
         self.settings = settings
         self.today = today
         self.plan = plan
-        self.where, self.params = _filters(request)
+        self.where, self.params = filter_sql(request)
         weights = settings["weights"]
         values = ", ".join(f"{float(weights[column]):g}" for column in FTS_COLUMNS)
         self.bm25_sql = f"bm25(notes_fts, {values})"  # numbers only, from the index's settings
@@ -503,7 +503,8 @@ def _marks(items: Sized) -> str:
     return ",".join("?" * len(items))
 
 
-def _filters(request: RecallRequest) -> tuple[str, list[Any]]:
+def filter_sql(request: RecallRequest) -> tuple[str, list[Any]]:
+    """The request's filters as SQL on `notes n` (" AND …" clauses) and their parameters."""
     clauses: list[str] = []
     params: list[Any] = []
     if request.types:
@@ -516,6 +517,9 @@ def _filters(request: RecallRequest) -> tuple[str, list[Any]]:
         else:  # a bare name matches the tag in any dimension, or a whole dimension
             clauses.append("(instr(n.tag_list, ?) > 0 OR instr(n.tag_list, ?) > 0)")
             params.extend([f'/{tag}"', f'"{tag}/'])
+    if request.ids is not None:  # the notes changed `--since`: one parameter, however many
+        clauses.append("n.id IN (SELECT value FROM json_each(?))")
+        params.append(json.dumps(sorted(request.ids)))
     where = "".join(f" AND {clause}" for clause in clauses)
     return where, params
 

@@ -24,7 +24,7 @@ from lore.recall.rank import BM25_K1, Statistics, compute_boosts
 from lore.recall.snippet import make_snippet, stem
 from lore.record import Record
 from lore.taxonomy import parse_taxonomy
-from lore.vault.settings import parse_settings, recall_settings
+from lore.vault.settings import SERVED, parse_settings, recall_settings
 from lore.vault.snapshot import list_notes, read_notes, read_vault_file, take_snapshot
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -73,10 +73,10 @@ class ScannedVault(Record):
         self.aliases = parse_taxonomy(taxonomy_text).alias_map() if taxonomy_text else {}
         try:
             self.settings = recall_settings(
-                parse_settings(read_vault_file(root, snapshot, "lore.toml"))
+                parse_settings(read_vault_file(root, snapshot, "lore.toml"), source=SERVED)
             )
         except Exception:  # noqa: BLE001 - a broken lore.toml must not stop the fallback
-            self.settings = recall_settings(parse_settings(None))
+            self.settings = recall_settings(parse_settings(None, source=SERVED))
         self.docs = {nid: _fields(note) for nid, note in self.notes.items()}
 
     def plan(self, query: str) -> QueryPlan:
@@ -103,6 +103,10 @@ class ScannedVault(Record):
         return Statistics(len(self.notes), {p: len(found) for p, found in counted.items()})
 
     def recall(self, request: RecallRequest, statistics: Statistics | None = None) -> RecallResult:
+        if request.also:  # several phrasings, each ranked alone, then fused
+            from lore.recall.fusion import recall_fused
+
+            return recall_fused(request, lambda one: self.recall(one, statistics))
         plan = self.plan(request.query)
         result = RecallResult(
             request.query,
@@ -208,8 +212,10 @@ class ScannedVault(Record):
 
 
 def _wanted(note: Note, request: RecallRequest) -> bool:
-    """Whether the note passes the request's type and tag filters."""
+    """Whether the note passes the request's type, tag and id filters."""
     if request.types and note.type not in request.types:
+        return False
+    if request.ids is not None and note.id not in request.ids:
         return False
     return all(_has_tag(note, tag) for tag in request.tags)
 

@@ -6,6 +6,10 @@ also neutralises markdown and HTML that hide or fetch content (comments, raw HTM
 images, link-reference definitions), and reports what it would change
 (`find_hazards`, which the curator's `injection/` rules are built on).
 
+`lore.sanitize.secret_scan` finds secrets and masks them (`mask_secrets`, `redact`):
+every view — the CLI, the MCP server, review, capture, the curator's reports — masks
+through it, and the curator's `secret/` rule family is built on it.
+
 Everything that leaves lore — CLI text and JSON, hooks, MCP — goes through one of:
 
 - `sanitize_field`: one field of a note or a result (title, author, id, path, tag,

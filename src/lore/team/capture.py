@@ -5,19 +5,25 @@ Optional, and never automatic: the user runs it on one session log. The steps:
 1. `lore.team.transcript` reads the log (Claude Code or Codex JSONL) as untrusted data:
    sanitized, every secret the curator's scan knows masked, tool output cut short, the
    whole capped at `MAX_PROMPT_CHARS`. The rendered text is scanned once more.
-2. The model is the curator's (`lore.curator.review`): the one `[curator.semantic]` of
-   the vault's `lore.toml` names (`provider`, `model`, `endpoint`, `api_key_env`),
-   whether or not the review itself is enabled, or an llm model given with `--model`.
-   An llm model that needs a key and has none in `api_key_env` uses the key llm keeps
-   for it (`llm keys set …`). Without a model the command says how to name one and
-   sends nothing (`NoModel`, exit 2: the user must fix the setup before it can run).
+2. The model is the curator's (`lore.curator.review`): the one `[curator.semantic]`
+   names (`provider`, `model`, `endpoint`, `api_key_env`) — the vault's, read at the
+   reviewed branch's tip, never from the checkout, with the user's own config on top —
+   and only when it is turned on there (`enabled = true`); or an llm model the user
+   names with `--model`. A key goes only to the provider's public API or to an endpoint
+   the user's config names (`lore.curator.context.settings`). An llm model that needs
+   a key and has none in `api_key_env` uses the key llm keeps for it (`llm keys set …`).
+   Without a model, with the model turned off, or on a checkout whose `lore.toml` is
+   not the reviewed one, the command says why and sends nothing (`NoModel`, exit 2).
+   `--dry-run` (`plan_capture`) shows exactly what would be sent, and where, and sends
+   nothing. What is sent is the log minus the secrets the scan recognises: a secret
+   written as prose ("the VPN pre-shared key is …") is sent as written.
 3. The prompt fences the log between two lines carrying a random marker the log
    cannot contain, says it is data and never instructions, and gives the vault's
    types, tags, repos and conventions (themselves data, capped) so the candidates are
    written in the vault's format. One call, bounded by `timeout`.
 4. The answer is untrusted too: strict JSON, at most `MAX_NOTES` notes, known keys
    only, strings cut to size. Each candidate becomes a `NoteInput`, and all of them are
-   checked together by the curator and saved as drafts (`lore.team.drafts`); a
+   checked together by the curator and saved as drafts (`lore.team.drafts.inbox`); a
    candidate with a secret is refused like any draft. Nothing is proposed: the user
    reads the drafts and proposes those worth keeping (`lore drafts`).
 """
@@ -32,17 +38,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lore.curator.context.settings import LLM, load_curator_settings
-from lore.curator.review.provider import HttpClient, ModelClient, ProviderError, within
-from lore.curator.rules.secret_scan import redact, scan_secrets
+from lore.curator.context.settings import LLM, SemanticSettings
+from lore.curator.review.provider import (
+    HttpClient,
+    ModelClient,
+    ProviderError,
+    request_url,
+    within,
+)
 from lore.errors import ExitCode, LoreError, UsageError
 from lore.note.model import CONFIDENCE_LEVELS
 from lore.sanitize import sanitize_text
+from lore.sanitize.secret_scan import redact, scan_secrets
 from lore.taxonomy import TAXONOMY_FILE, parse_taxonomy
-from lore.team.draft import NoteInput, build_note
-from lore.team.drafts_save import DraftRefused, Saved, save_drafts
+from lore.team.drafts.draft import NoteInput, build_note
+from lore.team.drafts.save import DraftRefused, Saved, save_drafts
 from lore.team.transcript import MAX_PROMPT_CHARS, Transcript, read_transcript
-from lore.vault.settings import SETTINGS_FILE
+from lore.vault.snapshot import read_vault_file, take_snapshot
 from lore.versioned import versioned
 
 MAX_NOTES = 3
@@ -53,9 +65,9 @@ _LIMITS = {"title": 200, "what": 1500, "why": 1500, "how": 1500, "gotchas": 800}
 _TEXT_KEYS = ("title", "type", "confidence", "what", "why", "how", "gotchas")
 _LIST_KEYS = ("tags", "files_touched")
 CONFIGURE = (
-    "Name one in the vault's lore.toml under [curator.semantic] (provider, model and "
-    "api_key_env, see docs/curator.md), or pass --model ID for a model of the llm library "
-    "(`llm models` lists them)."
+    "Name one under [curator.semantic] (provider, model, api_key_env and enabled = true) "
+    "in the vault's lore.toml or in your own config ($LORE_CONFIG, see docs/curator.md), "
+    "or pass --model ID for a model of the llm library (`llm models` lists them)."
 )
 
 SYSTEM_PROMPT = """\
@@ -155,27 +167,79 @@ class Captured:
 # ---- the model ----
 
 
+@dataclass
+class Destination:
+    """Where a capture would send the log: the model, the address, the key's variable;
+    `refused` says why nothing may be sent, `notices` what the user should know."""
+
+    label: str  # "openai gpt-4.1-mini at https://…", "llm claude-haiku-4.5"
+    url: str | None  # None for llm: its plugin decides where it connects
+    key_env: str
+    settings: SemanticSettings
+    model: str | None = None  # --model
+    refused: str = ""  # a sentence without its full stop
+    fix: str = CONFIGURE
+    notices: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"model": self.label, "url": self.url, "key_env": self.key_env}
+
+
+def destination(root: Path, model: str | None = None) -> Destination:
+    """Where the log would go: `--model`, else the model `[curator.semantic]` names and
+    turns on (the reviewed branch's lore.toml with the user's config on top)."""
+    from lore.curator.context.sources import settings_on_checkout
+
+    curator, notice = settings_on_checkout(root)
+    settings = curator.semantic
+    notices = [notice] if notice else []
+    if model:  # the user named it: nothing of the vault's chooses where the log goes
+        return Destination(
+            f"llm {model.strip()}", None, settings.api_key_env, settings, model.strip(),
+            notices=notices,
+        )  # fmt: skip
+    url = None if settings.provider == LLM else request_url(settings.provider, settings.endpoint)
+    where = f" at {url}" if url else ""
+    label = f"{settings.provider} {settings.model}{where}" if settings.model else "no model"
+    found = Destination(label, url, settings.api_key_env, settings, notices=notices)
+    if notice:
+        found.refused = "lore.toml here is not the reviewed branch's, so no model is called"
+        found.fix = "Run it on a checkout of the reviewed branch, or pass --model ID."
+    elif not settings.model:
+        found.refused = "no model is configured for `lore capture`"
+    elif not settings.enabled:
+        found.refused = "the model is turned off ([curator.semantic] enabled = false)"
+        found.fix = (
+            "Capture calls a model only when you turn it on: enabled = true under "
+            "[curator.semantic] in your own config ($LORE_CONFIG) or in the vault's "
+            "reviewed lore.toml, or --model ID."
+        )
+    elif settings.refused:
+        found.refused = settings.refused
+        found.fix = "Set that endpoint in your own config, or remove it from lore.toml."
+    return found
+
+
 def choose_model(
     root: Path,
     model: str | None = None,
     *,
     timeout: float = DEFAULT_TIMEOUT,
     environ: Mapping[str, str] | None = None,
-) -> tuple[ModelClient, str]:
-    """The model to ask and how to name it; `NoModel` when none is configured."""
+) -> tuple[ModelClient, Destination]:
+    """The model to ask and where it is; `NoModel` (nothing sent) when none may be used."""
     env = os.environ if environ is None else environ
-    try:
-        text = (root / SETTINGS_FILE).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        text = None
-    settings = load_curator_settings(text).semantic
-    key = env.get(settings.api_key_env, "").strip()
-    if model:
-        return _llm_client(model.strip(), key), f"llm {model.strip()}"
-    if not settings.model:
-        raise NoModel("No model is configured for `lore capture`.", fix=CONFIGURE)
+    where = destination(root, model)
+    settings = where.settings
+    key = env.get(where.key_env, "").strip()
+    if where.model:
+        return _llm_client(where.model, key), where
+    if where.refused and not settings.model and not where.notices:
+        raise NoModel("No model is configured for `lore capture`.", fix=where.fix)
+    if where.refused:
+        raise NoModel(f"Nothing was sent: {where.refused}.", fix=where.fix)
     if settings.provider == LLM:
-        return _llm_client(settings.model, key), f"llm {settings.model}"
+        return _llm_client(settings.model, key), where
     if not key:
         raise NoModel(
             f"The vault's model ({settings.provider} {settings.model}) needs its API key in "
@@ -183,8 +247,7 @@ def choose_model(
             fix="Set it, or pass --model ID for a model of the llm library.",
         )
     client = HttpClient(settings.provider, settings.model, settings.endpoint, timeout, key)
-    where = settings.endpoint or "its public API"
-    return client, f"{settings.provider} {settings.model} at {where}"
+    return client, where
 
 
 def _llm_client(model_id: str, key: str) -> ModelClient:
@@ -212,11 +275,10 @@ def _fenced(label: str, text: str, marker: str) -> str:
     )
 
 
-def _vocabulary(root: Path) -> str:
-    try:
-        taxonomy = parse_taxonomy((root / TAXONOMY_FILE).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError):
+def _vocabulary(text: str | None) -> str:
+    if text is None:
         return "(the vault has no readable _taxonomy.md)"
+    taxonomy = parse_taxonomy(text)
     lines = []
     for title, entries in (
         ("Types", taxonomy.types),
@@ -230,24 +292,21 @@ def _vocabulary(root: Path) -> str:
     return sanitize_text("\n".join(lines))[:MAX_VOCABULARY_CHARS]
 
 
-def _conventions(root: Path) -> str:
-    try:
-        text = (root / "_conventions.md").read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return ""
-    return sanitize_text(text)[:MAX_CONVENTIONS_CHARS]
-
-
 def build_prompt(root: Path, transcript: Transcript) -> tuple[str, int]:
-    """The user message for the model, and how many of the log's messages were cut."""
+    """The user message for the model, and how many of the log's messages were cut.
+
+    The vocabulary and conventions are the vault's as served (the reviewed branch's tip,
+    `lore.vault.snapshot`), not a checkout's."""
     log, left_out = transcript.render(MAX_PROMPT_CHARS)
     log = redact(log, {match.value for match in scan_secrets(log)})
     marker = secrets.token_hex(8)
+    snapshot = take_snapshot(root)
     parts = [
         "The vault's vocabulary (from _taxonomy.md):",
-        _fenced("VOCABULARY", _vocabulary(root), marker),
+        _fenced("VOCABULARY", _vocabulary(read_vault_file(root, snapshot, TAXONOMY_FILE)), marker),
     ]
-    conventions = _conventions(root)
+    conventions = sanitize_text(read_vault_file(root, snapshot, "_conventions.md") or "")
+    conventions = conventions[:MAX_CONVENTIONS_CHARS]
     if conventions:
         parts += ["How the vault's notes are written:", _fenced("CONVENTIONS", conventions, marker)]
     where = (
@@ -330,19 +389,19 @@ def capture(
 ) -> Captured:
     """Read the log, ask the model, save its candidates as drafts (see the module)."""
     root = root.resolve()
-    client, label = choose_model(root, model, timeout=timeout, environ=environ)
+    client, where = choose_model(root, model, timeout=timeout, environ=environ)
     transcript = read_transcript(transcript_path)
     prompt, left_out = build_prompt(root, transcript)
     try:
         answer = within(timeout, lambda: client.answer(SYSTEM_PROMPT, prompt, ANSWER_SCHEMA))
     except ProviderError as exc:
         raise CaptureFailed(
-            f"The model ({label}) could not be used: {exc}; nothing was saved.",
+            f"The model ({where.label}) could not be used: {exc}; nothing was saved.",
             fix="Try again, or choose another model with --model.",
         ) from None
     inputs, skipped = parse_candidates(answer, transcript.agent)
-    result = Captured(transcript, label, len(prompt), left_out, skipped=skipped)
-    result.notices += transcript.notices
+    result = Captured(transcript, where.label, len(prompt), left_out, skipped=skipped)
+    result.notices += where.notices + transcript.notices
     if not inputs:
         return result
     extra = {"transcript": transcript_path.name}
@@ -353,3 +412,45 @@ def capture(
         else:
             result.saved.append(outcome)
     return result
+
+
+@dataclass
+class CapturePlan:
+    """`lore capture --dry-run`: exactly what would be sent, and where; nothing is sent."""
+
+    transcript: Transcript
+    where: Destination
+    system: str
+    prompt: str
+    left_out: int
+
+    def to_json(self) -> dict[str, Any]:
+        t = self.transcript
+        return versioned(
+            {
+                "status": "dry-run",
+                "destination": self.where.to_json(),
+                "refused": self.where.refused or None,
+                "transcript": {
+                    "path": str(t.path),
+                    "agent": t.agent,
+                    "messages": len(t.turns),
+                    "left_out": self.left_out,
+                    "chars_sent": len(self.prompt),
+                    "secrets_masked": t.secrets_masked,
+                },
+                "system": self.system,
+                "prompt": self.prompt,
+                "notices": self.where.notices + t.notices,
+            }
+        )
+
+
+def plan_capture(root: Path, transcript_path: Path, *, model: str | None = None) -> CapturePlan:
+    """What `capture` would send and where (the model's system prompt and the message
+    with the log); nothing is sent and no key is read."""
+    root = root.resolve()
+    where = destination(root, model)
+    transcript = read_transcript(transcript_path)
+    prompt, left_out = build_prompt(root, transcript)
+    return CapturePlan(transcript, where, SYSTEM_PROMPT, prompt, left_out)

@@ -1,6 +1,6 @@
 """Which gh-lore commit a vault's workflows run: the curator pin, found, written and checked.
 
-A vault's curator and gardener workflows call lore's GitHub Action as
+A vault's curator, gardener and site workflows call lore's GitHub Action as
 `uses: OWNER/gh-lore@<40-character commit> # v<version>`; the action installs exactly
 that commit. The template ships the reference unresolved (`OWNER/…` and an all-zero
 commit), and `lore init` fills it in from how this lore was installed, first that
@@ -33,7 +33,11 @@ from lore.vault import git
 from lore.vault.remote import github_repo
 
 # The workflows of the vault template that run the lore action (the same commit in each).
-PIN_WORKFLOWS = (".github/workflows/lore-curator.yml", ".github/workflows/lore-garden.yml")
+PIN_WORKFLOWS = (
+    ".github/workflows/lore-curator.yml",
+    ".github/workflows/lore-garden.yml",
+    ".github/workflows/lore-site.yml",
+)
 WORKFLOW_DIR = ".github/workflows"
 PLACEHOLDER_OWNER = "OWNER"
 UNSET_COMMIT = "0" * 40

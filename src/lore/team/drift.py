@@ -35,9 +35,9 @@ from lore.index.read import read_index
 from lore.note.model import CONFIDENCE_LEVELS
 from lore.note.parse import parse_note
 from lore.note.render import render_note
-from lore.team.branches import Outcome
-from lore.team.changes import ChangeSet, free_change_name, propose_change, start_change
-from lore.team.pr_body import LORE_LABEL
+from lore.team.proposals.branches import Outcome
+from lore.team.proposals.changes import ChangeSet, free_change_name, propose_change, start_change
+from lore.team.proposals.pr_body import LORE_LABEL
 from lore.vault import git
 from lore.vault.history import LoggedCommit, log_changes
 from lore.versioned import versioned

@@ -39,13 +39,13 @@ from lore.note.parse import note_id_from_path, parse_note
 from lore.note.status import Links, compute_status
 from lore.paths import NOTES_DIR
 from lore.taxonomy import TAXONOMY_FILE, parse_taxonomy
-from lore.team.branches import BRANCH_PREFIX, REMOTE, Outcome
-from lore.team.changes import ChangeSet, free_change_name, propose_change, start_change
 from lore.team.garden_taxonomy import spared_entries
+from lore.team.proposals.branches import BRANCH_PREFIX, REMOTE, Outcome
+from lore.team.proposals.changes import ChangeSet, free_change_name, propose_change, start_change
 from lore.vault import git
 from lore.vault.history import log_changes
 from lore.vault.remote import NETWORK_TIMEOUT
-from lore.vault.settings import SETTINGS_FILE, parse_settings, section_values
+from lore.vault.settings import REVIEWED, SETTINGS_FILE, parse_settings, section_values
 from lore.versioned import versioned
 
 ARCHIVE_DIR = "archive"
@@ -158,7 +158,9 @@ def plan_garden(
     plan = GardenPlan(commit=commit, base_branch=base_branch, today=day)
     raw_settings = git.read_file_at(root, commit, SETTINGS_FILE)
     settings = section_values(
-        parse_settings(raw_settings.decode("utf-8", "replace") if raw_settings else None),
+        parse_settings(
+            raw_settings.decode("utf-8", "replace") if raw_settings else None, source=REVIEWED
+        ),
         "garden",
     )
     notes: dict[str, Note] = {}

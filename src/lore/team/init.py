@@ -5,9 +5,9 @@ and `_conventions.md`, through `lore.vault.seed`), committed, registered in the 
 config and indexed. With a GitHub repository name it also creates the repository
 with `gh repo create`, adds the `lore` and `agent-authored` labels, pushes `main`,
 and prints — or with `protect`, applies through `gh api` — the branch protection a
-vault needs. The curator and gardener workflows are pinned to the gh-lore commit
+vault needs. The curator, gardener and site workflows are pinned to the gh-lore commit
 `--curator` names or the one this lore was installed from (`lore.team.curator_pin`);
-otherwise the result names the two lines to edit, and `protect` is refused, since a
+otherwise the result names the lines to edit, and `protect` is refused, since a
 required check that can never start would block every pull request. A vault on GitHub
 gets the model review through GitHub Models, on (`lore.team.model_review_seed`).
 """
@@ -31,7 +31,7 @@ from lore.team.curator_pin import (
     pin_lines,
     resolve_pin,
 )
-from lore.team.pr_body import LABELS
+from lore.team.proposals.pr_body import LABELS
 from lore.team.registry import name_from, register
 from lore.vault import gh, git
 from lore.vault.remote import RemoteError, github_clone_url, parse_owner_repo

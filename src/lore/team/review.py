@@ -3,11 +3,11 @@
 `list_memory_prs` lists the open pull requests labelled `lore` with the curator
 check's state. `review_branch` (a local branch) and `review_pr` (a pull request
 number; its branch is fetched from the vault's own remote) run the curator on the
-change exactly as CI does (`curate(base=…, head=…)`) and gather, for each note the
+change exactly as CI does (`curate(root, Range(base, head))`) and gather, for each note the
 change adds or edits: the file as merged, what an agent will see of it (the
 sanitised preview), and the most similar active notes already in the vault — the
 candidates the curator's replacement, duplicate and contradiction rules judge, with the
-same judgement on each pair (`lore.curator.report.similar`): a likely replacement,
+same judgement on each pair (`lore.curator.similar`): a likely replacement,
 duplicate or contradiction is marked, with the sentence or clauses behind it, and notes
 alike in nothing but common words are left out. When nothing is flagged the list asks
 "does this replace one of these?" (`ReviewedNote.asks_replacement`). The optional model
@@ -23,14 +23,15 @@ from pathlib import Path
 from typing import Any
 
 from lore.curator.finding import Finding
-from lore.curator.report.similar import SHOWN, SimilarNote, asks_replacement
 from lore.curator.review.outcome import ModelReview
-from lore.curator.rules.secret_scan import mask_secrets
 from lore.curator.run import curate
+from lore.curator.similar import SHOWN, SimilarNote, asks_replacement
+from lore.curator.target import Range
 from lore.errors import UsageError
-from lore.team.branches import REMOTE, base_of
-from lore.team.pr_body import LORE_LABEL
-from lore.team.proposal_list import curator_status
+from lore.sanitize.secret_scan import mask_secrets
+from lore.team.proposals.branches import REMOTE, base_of
+from lore.team.proposals.listing import curator_status
+from lore.team.proposals.pr_body import LORE_LABEL
 from lore.vault import gh, git
 from lore.vault.remote import NETWORK_TIMEOUT, GitHubRepo, RemoteError, github_repo
 from lore.vault.remote import fetch as fetch_remote
@@ -149,7 +150,7 @@ def review_range(root: Path, base: str, head: str, *, target: str, semantic: boo
     """Curator findings and, per changed note, its text, preview and similar notes;
     `semantic=False` leaves out the optional model review."""
     root = root.resolve()
-    result = curate(root, base=base, head=head, similar=SIMILAR, semantic=semantic)
+    result = curate(root, Range(base, head), similar=SIMILAR, semantic=semantic)
     changed = [path for path in result.checked if path in result.previews]
     notes = []
     for path in changed:

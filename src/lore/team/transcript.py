@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lore.curator.rules.secret_scan import redact, scan_secrets
 from lore.errors import UsageError
 from lore.sanitize import sanitize_text
+from lore.sanitize.secret_scan import redact, scan_secrets
 
 MAX_READ_BYTES = 64 * 1024 * 1024
 MAX_LINE_BYTES = 4 * 1024 * 1024

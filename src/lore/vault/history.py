@@ -43,6 +43,7 @@ def log_changes(
     since: str | None = None,
     paths: Sequence[str] = (),
     only: str | None = None,
+    landed: bool = False,
 ) -> list[LoggedCommit]:
     """Commits of `revisions` (oldest first) with the files each changed, renames detected.
 
@@ -50,10 +51,14 @@ def log_changes(
     whatever the new path is; with `paths`, only changes (and renames) inside them are
     listed. Merge commits list no files (the commits they bring in do). `since` (an ISO
     date) skips commits committed before it; `only` keeps changes of those kinds (`R`:
-    renames; git's `--diff-filter`). Revisions are commits or ranges lore
-    resolved itself, never user text that could read as an option.
+    renames; git's `--diff-filter`). `landed`: the branch's own history only
+    (`--first-parent`), each merge listing what it brought (`-m`), so a change is dated
+    when it landed on the branch. Revisions are commits or ranges lore resolved itself,
+    never user text that could read as an option.
     """
     args = ["log", "-z", "--reverse", "-M", "--name-status", "--format=%x1e%H%x1f%cI%x1f%s"]
+    if landed:
+        args += ["--first-parent", "-m"]
     if since:
         args.append(f"--since={since}")
     if only:

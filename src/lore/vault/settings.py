@@ -1,10 +1,23 @@
-"""Vault settings from `lore.toml`: one table of every key, its default and what it accepts.
+"""Vault settings from `lore.toml`: one table of every key, its default, what it accepts,
+what it can do and where lore may read it from.
 
 `SETTINGS` is the only place a setting's default and bounds are written down; recall,
 the index, the hooks, the digest, the gardener and the curator all read their values
 through `section_values`, and the curator reports a value the table does not accept
 (`accepts`, `expected`). `vault-template/lore.toml` shows the same defaults to people
 (a test keeps the two equal).
+
+Every setting has an owner (docs/security.md, "The map of inputs"). Its `power` says
+what it can do — send data or a key somewhere and choose the model (`SENDS`), decide
+what agents are told (`SERVES`), shape what a review reports (`CHECKS`), or act on this
+machine only (`LOCAL`) — and its `sources` say where lore may read it from: `lore.toml`
+at a commit of the reviewed branch (`REVIEWED`), `lore.toml` as agents are served it
+(`SERVED`: the reviewed branch's tip, or the files of a vault without git), the user's
+own config (`USER`), or the file on disk (`CHECKOUT`: a checked-out pull request, an
+uncommitted edit). A setting that sends or serves is never read from the checkout.
+`parse_settings` takes the source of the text it parses and keeps only the settings
+that may come from there, so a reader cannot take one from the wrong place by mistake;
+the one reader of the files themselves is `lore.vault.lore_toml`.
 
 A value of the wrong type takes the default; a number outside its range is brought to
 the nearest bound. Boosts are gentle tie-breakers: MEASUREMENTS.md shows that
@@ -36,10 +49,35 @@ BOOL, COUNT, NUMBER, POSITIVE, STRINGS, TABLE, TEXT = (
 )
 
 
-class Setting(Record):
-    """One key of `lore.toml`: its section, default, and the values it accepts."""
+# Where a setting may be read from.
+REVIEWED = "reviewed"  # lore.toml at a commit of the reviewed branch: its tip, a PR's base
+SERVED = "served"  # lore.toml as served: the reviewed branch's tip; without git, the files
+USER = "user"  # the user's own config file ($LORE_CONFIG)
+CHECKOUT = "checkout"  # lore.toml on disk: a checked-out pull request, an uncommitted edit
+SOURCES = (REVIEWED, SERVED, USER, CHECKOUT)
 
-    __slots__ = ("default", "high", "key", "kind", "low", "section")
+# What a setting can do.
+SENDS = "sends"  # chooses where data or a key goes, or which model or command runs
+SERVES = "serves"  # decides what agents are told
+CHECKS = "checks"  # shapes what the curator or the gardener reports
+LOCAL = "local"  # acts on this machine only
+POWERS = (SENDS, SERVES, CHECKS, LOCAL)
+
+# Where each power may be read from, unless a row narrows it. Sending and serving come
+# only from what the team reviewed or from the user; never from the checkout.
+POWER_SOURCES = {
+    SENDS: (REVIEWED, USER),
+    SERVES: (SERVED,),
+    CHECKS: (REVIEWED, CHECKOUT),
+    LOCAL: (USER, CHECKOUT),
+}
+
+
+class Setting(Record):
+    """One key of `lore.toml`: its section, default, the values it accepts, what it can
+    do (`power`) and where lore may read it from (`sources`)."""
+
+    __slots__ = ("default", "high", "key", "kind", "low", "power", "section", "sources")
 
     def __init__(
         self,
@@ -48,6 +86,8 @@ class Setting(Record):
         default: Any,
         kind: str,
         *,
+        power: str,
+        sources: tuple[str, ...] | None = None,
         low: float = 0,
         high: float = 1e9,
     ) -> None:
@@ -55,74 +95,95 @@ class Setting(Record):
         self.key = key
         self.default = default
         self.kind = kind
+        self.power = power
+        self.sources = POWER_SOURCES[power] if sources is None else sources
         self.low = low
         self.high = high
 
+    @property
+    def name(self) -> str:
+        """`section.key`, as docs/security.md names it."""
+        return f"{self.section}.{self.key}"
+
 
 SETTINGS: tuple[Setting, ...] = (
-    Setting("recall", "repo_boost", 1.15, POSITIVE),
-    Setting("recall", "other_repo_factor", 0.95, POSITIVE),
-    Setting("recall", "confidence", {"high": 1.0, "medium": 0.95, "low": 0.88}, TABLE),
-    Setting("recall", "recency_half_life_days", 365.0, POSITIVE),
-    Setting("recall", "recency_max_boost", 1.08, POSITIVE),
+    Setting("recall", "repo_boost", 1.15, POSITIVE, power=SERVES),
+    Setting("recall", "other_repo_factor", 0.95, POSITIVE, power=SERVES),
+    Setting(
+        "recall", "confidence", {"high": 1.0, "medium": 0.95, "low": 0.88}, TABLE, power=SERVES
+    ),
+    Setting("recall", "recency_half_life_days", 365.0, POSITIVE, power=SERVES),
+    Setting("recall", "recency_max_boost", 1.08, POSITIVE, power=SERVES),
     Setting(
         "recall",
         "weights",
         {"title": 6.0, "tags": 4.0, "body": 1.0, "files_touched": 3.0},
         TABLE,
+        power=SERVES,
     ),
-    Setting("digest", "budget_chars", 6000, COUNT, low=600, high=100_000),
+    Setting("digest", "budget_chars", 6000, COUNT, low=600, high=100_000, power=SERVES),
     # Agent hooks (docs/agents/index.md): what `lore hook` injects and what it starts.
-    Setting("hooks", "session_start", True, BOOL),
-    Setting("hooks", "prompt", False, BOOL),
-    Setting("hooks", "session_end", True, BOOL),
-    Setting("hooks", "prompt_min_score", 10.0, NUMBER, low=0, high=1e6),
-    Setting("hooks", "prompt_max_notes", 3, COUNT, low=1, high=3),
-    Setting("hooks", "prompt_snippet_chars", 240, COUNT, low=60, high=600),
-    Setting("hooks", "sync_interval_minutes", 30.0, POSITIVE),
-    Setting("hooks", "sync_timeout_seconds", 120.0, POSITIVE),
-    Setting("curator", "max_body_words", 250, COUNT, low=1),
-    Setting("curator", "max_title_chars", 120, COUNT, low=1),
-    Setting("curator", "allow_extra_fields", False, BOOL),
-    Setting("curator", "allowed_link_domains", ["github.com"], STRINGS),
+    Setting("hooks", "session_start", True, BOOL, power=SERVES),
+    Setting("hooks", "prompt", False, BOOL, power=SERVES),
+    Setting("hooks", "session_end", True, BOOL, power=SERVES, sources=(SERVED, USER)),
+    Setting("hooks", "prompt_min_score", 10.0, NUMBER, low=0, high=1e6, power=SERVES),
+    Setting("hooks", "prompt_max_notes", 3, COUNT, low=1, high=3, power=SERVES),
+    Setting("hooks", "prompt_snippet_chars", 240, COUNT, low=60, high=600, power=SERVES),
+    Setting("hooks", "sync_interval_minutes", 30.0, POSITIVE, power=SERVES),
+    Setting("hooks", "sync_timeout_seconds", 120.0, POSITIVE, power=SERVES),
+    Setting("curator", "max_body_words", 250, COUNT, low=1, power=CHECKS),
+    Setting("curator", "max_title_chars", 120, COUNT, low=1, power=CHECKS),
+    Setting("curator", "allow_extra_fields", False, BOOL, power=CHECKS),
+    Setting("curator", "allowed_link_domains", ["github.com"], STRINGS, power=CHECKS),
     # true: any link outside allowed_link_domains is flagged (the strict allow-list);
     # false: only links that can carry data out or hide where they lead.
-    Setting("curator", "only_allowed_link_domains", False, BOOL),
+    Setting("curator", "only_allowed_link_domains", False, BOOL, power=CHECKS),
     # Instruction rules a vault reports as warnings instead of errors (their reader
     # accepts only injection/agent-instruction, injection/role-tag, injection/pipe-to-shell).
-    Setting("curator", "relax_to_warning", [], STRINGS),
-    Setting("curator", "allowed_placeholders", [], STRINGS),
+    Setting("curator", "relax_to_warning", [], STRINGS, power=CHECKS),
+    Setting("curator", "allowed_placeholders", [], STRINGS, power=CHECKS),
     # The likeness of lore.curator.judgement.similarity (0..1); 0.42 is the middle of the
     # gap between distinct pairs and duplicates in eval/curator's tune part.
-    Setting("curator", "near_duplicate_threshold", 0.42, POSITIVE, high=1),
+    Setting("curator", "near_duplicate_threshold", 0.42, POSITIVE, high=1, power=CHECKS),
     # The optional model review (docs/curator.md), off by default: one call judges one
     # note against all its candidates. Its reader checks the text values (provider
     # names, endpoints, variable names, the organisation) and fills in the provider's
     # own defaults for an empty model or api_key_env (lore.curator.context.settings).
-    # max_related: candidates judged per note; max_calls: calls (notes) per run, 10 so
-    # one run stays under GitHub Models' 10-15 requests a minute.
-    Setting("curator.semantic", "enabled", False, BOOL),
-    Setting("curator.semantic", "provider", "openai", TEXT),
-    Setting("curator.semantic", "model", "", TEXT),
-    Setting("curator.semantic", "endpoint", "", TEXT),
-    Setting("curator.semantic", "org", "", TEXT),
-    Setting("curator.semantic", "api_key_env", "", TEXT),
-    Setting("curator.semantic", "timeout_seconds", 30.0, POSITIVE, high=300),
-    Setting("curator.semantic", "max_related", 4, COUNT, low=0, high=50),
-    Setting("curator.semantic", "max_calls", 10, COUNT, low=1, high=500),
+    # max_related: notes found by likeness judged per note (besides the notes it points
+    # at), within the request's 8,000 tokens; max_calls: calls (notes) per run, 10 so one
+    # run stays under GitHub Models' 10-15 requests a minute.
+    Setting("curator.semantic", "enabled", False, BOOL, power=SENDS),
+    Setting("curator.semantic", "provider", "openai", TEXT, power=SENDS),
+    Setting("curator.semantic", "model", "", TEXT, power=SENDS),
+    Setting("curator.semantic", "endpoint", "", TEXT, power=SENDS),
+    Setting("curator.semantic", "org", "", TEXT, power=SENDS),
+    Setting("curator.semantic", "api_key_env", "", TEXT, power=SENDS),
+    Setting("curator.semantic", "timeout_seconds", 30.0, POSITIVE, high=300, power=SENDS),
+    Setting("curator.semantic", "max_related", 8, COUNT, low=0, high=50, power=SENDS),
+    Setting("curator.semantic", "max_calls", 10, COUNT, low=1, high=500, power=SENDS),
     # The gardener (`lore garden`, docs/keeping-the-vault-true.md).
-    Setting("garden", "archive_superseded_after_days", 90, COUNT),
-    Setting("garden", "low_confidence_max_age_days", 180, COUNT),
-    Setting("garden", "remove_unused_taxonomy", True, BOOL),
+    Setting("garden", "archive_superseded_after_days", 90, COUNT, power=CHECKS),
+    Setting("garden", "low_confidence_max_age_days", 180, COUNT, power=CHECKS),
+    Setting("garden", "remove_unused_taxonomy", True, BOOL, power=CHECKS),
     # ...but never the template's entries, nor entries younger than this many days.
-    Setting("garden", "keep_template_taxonomy", True, BOOL),
-    Setting("garden", "keep_new_taxonomy_days", 90, COUNT),
+    Setting("garden", "keep_template_taxonomy", True, BOOL, power=CHECKS),
+    Setting("garden", "keep_new_taxonomy_days", 90, COUNT, power=CHECKS),
     # The drafts inbox (`lore drafts`, docs/agents/drafts.md): a draft older than this is
     # moved out of the inbox, once, with a notice; the user config's [drafts] wins.
-    Setting("drafts", "max_age_days", 30, COUNT, low=1, high=3650),
+    Setting("drafts", "max_age_days", 30, COUNT, low=1, high=3650, power=LOCAL),
     # What is served (lore.vault.snapshot): "" is the remote's default branch.
-    Setting("vault", "reviewed_branch", "", TEXT),
+    Setting("vault", "reviewed_branch", "", TEXT, power=SERVES, sources=(REVIEWED,)),
+    # The site (`lore site`, docs/site.md): a vault whose repository is not public is
+    # published to GitHub Pages only when this says so (lore.site.publish). It sends the
+    # notes to whoever can read the site, so only the reviewed branch's tip may say so:
+    # never a checkout, a pull request, a vault without git or a user's own config.
+    Setting("site", "publish_private", False, BOOL, power=SENDS, sources=(REVIEWED,)),
 )
+
+
+def may_read(setting: Setting, source: str) -> bool:
+    """Whether lore may take `setting` from `source` (one of `SOURCES`)."""
+    return source in setting.sources
 
 
 def settings_of(section: str) -> dict[str, Setting]:
@@ -262,11 +323,15 @@ def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
-def parse_settings(text: str | None, path: str = SETTINGS_FILE) -> dict[str, Any]:
+def parse_settings(text: str | None, path: str = SETTINGS_FILE, *, source: str) -> dict[str, Any]:
     """`lore.toml` as written, over the defaults; raises `UsageError` for bad TOML.
 
-    Values are not checked here: readers take them through `section_values`.
+    `source` says where `text` was read from (`SOURCES`): a setting the table does not
+    allow from there keeps its default, whatever the text says. Values are not checked
+    here: readers take them through `section_values`.
     """
+    if source not in SOURCES:
+        raise ValueError(f"unknown settings source {source!r}")
     if not text:
         return defaults()
     if sys.version_info >= (3, 11):
@@ -277,7 +342,39 @@ def parse_settings(text: str | None, path: str = SETTINGS_FILE) -> dict[str, Any
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"{path}: not valid TOML ({exc}).", fix="Fix the line it names.") from None
-    return _merge(defaults(), data)
+    return _merge(defaults(), owned_by(data, source))
+
+
+def owned_by(data: dict[str, Any], source: str) -> dict[str, Any]:
+    """`data` (parsed TOML) without the settings the table does not allow from `source`;
+    keys the table does not know are kept (the curator reports them)."""
+    kept = _tree_copy(data)
+    for setting in SETTINGS:
+        if may_read(setting, source):
+            continue
+        node: Any = kept
+        parts = setting.section.split(".")
+        for part in parts:
+            node = node.get(part) if isinstance(node, dict) else None
+        if isinstance(node, dict):
+            node.pop(setting.key, None)
+    return kept
+
+
+def _tree_copy(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: _tree_copy(v) if isinstance(v, dict) else v for k, v in data.items()}
+
+
+def refused_from(data: dict[str, Any], source: str) -> list[Setting]:
+    """The settings `data` sets that lore does not take from `source` (to say so)."""
+    refused = []
+    for setting in SETTINGS:
+        node: Any = data
+        for part in setting.section.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        if isinstance(node, dict) and setting.key in node and not may_read(setting, source):
+            refused.append(setting)
+    return refused
 
 
 def recall_settings(settings: dict[str, Any]) -> dict[str, Any]:

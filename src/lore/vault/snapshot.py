@@ -154,10 +154,10 @@ def configured_branch(raw: bytes | None) -> str:
     if not raw:
         return ""
     from lore.errors import LoreError
-    from lore.vault.settings import parse_settings, section_values
+    from lore.vault.settings import REVIEWED, parse_settings, section_values
 
     try:
-        settings = parse_settings(raw.decode("utf-8-sig"))
+        settings = parse_settings(raw.decode("utf-8-sig"), source=REVIEWED)
     except (LoreError, UnicodeDecodeError):
         return ""
     value = str(section_values(settings, "vault")["reviewed_branch"]).strip()

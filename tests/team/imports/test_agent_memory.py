@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from lore.team.drafts import list_drafts
+from lore.team.drafts.inbox import list_drafts
 from lore.team.imports.memory_stores import claude_project_key
 from tests.support import git
 from tests.team.conftest import FakeGh, Remote

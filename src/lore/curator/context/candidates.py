@@ -43,7 +43,7 @@ from lore.curator.context.corpus import (
 from lore.curator.context.index_corpus import IndexCorpus
 from lore.curator.context.model import CuratorContext, view_of_note
 from lore.curator.judgement.claims import Claims, claims
-from lore.curator.judgement.replacement import number_of
+from lore.curator.judgement.records import record_number
 from lore.curator.judgement.terms import idf_from_counts, weights
 
 __all__ = [
@@ -194,8 +194,20 @@ class ParsedCorpus:
         wanted = set(numbers)
         found = [self.position[nid] for nid in ids if nid in self.position]
         if wanted:
-            found += [i for i, e in enumerate(self.entries) if number_of(e.id) in wanted]
+            found += [
+                i for i, e in enumerate(self.entries) if record_number(e.id, e.source) in wanted
+            ]
         return sorted({i for i in found if i < index and not related(mine, self.entries[i])})
+
+    def sharing_files(self, index: int) -> list[int]:
+        mine = self.entries[index]
+        found = {
+            other
+            for path in mine.profile.files
+            for other in self.by_file.get(path, _NONE)
+            if other < index
+        }
+        return sorted(o for o in found if not related(mine, self.entries[o]))
 
 
 Corpus = NoteCorpus  # the name the semantic review types its corpus with

@@ -67,6 +67,7 @@ class Entry:
         "has_body",
         "id",
         "reviewed",
+        "source",
         "supersedes",
         "title",
     )
@@ -81,6 +82,7 @@ class Entry:
         self.id = view.id
         self.title = view.title
         self.supersedes = view.supersedes
+        self.source = view.source
         self.has_body = bool(view.body.strip())
 
     @property
@@ -179,6 +181,11 @@ class NoteCorpus(Protocol):
 
     def find(self, index: int, ids: Iterable[str], numbers: Iterable[int]) -> list[int]:
         """The notes before `index` (not related to it) that note `index` refers to: by id
-        (a `[[link]]`), or by the number their topic starts with ("ADR 15" for
-        `adr-015-…`), as `lore.curator.judgement.replacement` reads them."""
+        (a `[[link]]`), or by the number of the record they stand for ("ADR 15" for
+        `adr-015-…`, or a note whose source is `…/0015-….md`: `judgement.records`)."""
+        ...
+
+    def sharing_files(self, index: int) -> list[int]:
+        """The notes before `index` (not related to it) that list one of its
+        `files_touched`, in the vault's order."""
         ...

@@ -31,7 +31,7 @@ from lore.curator.context.corpus import MAX_CANDIDATES, Entry, related, title_ke
 from lore.curator.context.model import CuratorContext, IndexView, NoteView, view_of_note
 from lore.curator.judgement.claims import Claims, claims
 from lore.curator.judgement.notes import what_of
-from lore.curator.judgement.replacement import number_of
+from lore.curator.judgement.records import record_number
 from lore.curator.judgement.terms import Idf, idf_from_counts, is_content, stem, tokens, weights
 from lore.index import queries
 
@@ -237,9 +237,32 @@ class IndexCorpus:
         wanted = set(numbers)
         rowids = set(queries.rowids_of_ids(self.conn, ids).values())
         if wanted:
-            rowids |= {r for nid, r in queries.numbered_ids(self.conn) if number_of(nid) in wanted}
+            rowids |= {
+                rowid
+                for nid, rowid, source in queries.numbered_notes(self.conn)
+                if record_number(nid, source) in wanted
+            }
         found = self._entries_for(rowids - self._after(index))
         chosen = [i for i in found.values() if not related(view, self.entries[i].view)]
+        return self._judged(sorted(chosen, key=lambda i: self._order[i]))
+
+    def sharing_files(self, index: int) -> list[int]:
+        view = self.entries[index].view
+        wanted = set(view.files_touched)
+        rowids: set[int] = set()
+        for path in wanted:
+            parts = tokens(path)
+            if parts:
+                rowids |= set(
+                    queries.matching(self.conn, "files_touched : " + queries.phrase(parts))
+                )
+        found = self._entries_for(rowids - self._after(index))
+        chosen = [
+            i
+            for i in found.values()
+            if wanted & set(self.entries[i].view.files_touched)
+            and not related(view, self.entries[i].view)
+        ]
         return self._judged(sorted(chosen, key=lambda i: self._order[i]))
 
     def _first(self, rowids: list[int], accept: Callable[[int], bool]) -> int | None:

@@ -350,6 +350,9 @@ class CuratorContext:
     base: VaultBase | None = None  # where `existing` comes from, until it is read
     index: IndexView | None = None  # set when `existing` is read through the index
     unread: UnreadNotes | None = None  # a full audit's notes, read in batches when it runs
+    # On a checkout: the one line saying its lore.toml is not the reviewed branch's, whose
+    # settings were used; no model is called then (`lore.vault.lore_toml`).
+    settings_notice: str = ""
 
     @property
     def audit(self) -> bool:

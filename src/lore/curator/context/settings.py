@@ -26,22 +26,35 @@ Keys (all optional; their defaults and bounds are in `lore.vault.settings.SETTIN
   never lives in lore.toml; unset: `GITHUB_TOKEN` for github, else
   `LORE_SEMANTIC_API_KEY`), `timeout_seconds`, `max_related` (candidates judged per
   note), `max_calls` (model calls, one per note, per run).
+
+Where the model settings come from (`lore.vault.settings`: they send data and a key, so
+`SENDS`): `lore.toml` at a commit of the reviewed branch — the base of a pull request,
+the reviewed branch's tip for a command on a checkout — with the user's own config on
+top (`[curator.semantic]` in `$LORE_CONFIG`, `user_model_section`): there a person turns
+the review on or off for their own runs, or points it at an endpoint of their own. A key
+goes only where its owner meant it to: to the provider's public API (`PUBLIC_ENDPOINTS`)
+or to an endpoint the user's config names, never to an endpoint a vault file names
+(`SemanticSettings.refused` says why no call is made); a `gh` token only to GitHub's.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from lore.curator.finding import ERROR, WARNING, Finding
 from lore.errors import UsageError
 from lore.vault.settings import (
+    REVIEWED,
     SETTINGS_FILE,
+    USER,
     accepts,
     as_toml,
     expected,
+    owned_by,
     parse_settings,
     section_values,
     settings_of,
@@ -56,6 +69,13 @@ GITHUB = "github"  # GitHub Models, with the workflow's GITHUB_TOKEN (no secret 
 DEFAULT_MODELS = {GITHUB: "openai/gpt-4.1-mini"}
 DEFAULT_KEY_ENV = "LORE_SEMANTIC_API_KEY"
 DEFAULT_KEY_ENVS = {GITHUB: "GITHUB_TOKEN"}
+# Each provider's public API: where a key named by api_key_env may go without the user's
+# own config naming another endpoint.
+PUBLIC_ENDPOINTS = {
+    "openai": "https://api.openai.com/v1",
+    "anthropic": "https://api.anthropic.com/v1",
+    GITHUB: "https://models.github.ai",
+}
 # The rules a vault may report as warnings instead of errors (`relax_to_warning`).
 RELAXABLE = ("injection/agent-instruction", "injection/role-tag", "injection/pipe-to-shell")
 LLM = "llm"  # any model the optional `llm` library reaches, through its plugins
@@ -79,6 +99,7 @@ class SemanticSettings:
     timeout_seconds: float = _SEMANTIC["timeout_seconds"]
     max_related: int = _SEMANTIC["max_related"]  # candidate notes judged per note
     max_calls: int = _SEMANTIC["max_calls"]  # model calls per run
+    refused: str = ""  # why no call may be made with these settings (a vault's endpoint)
 
 
 @dataclass(frozen=True)
@@ -95,18 +116,32 @@ class CuratorSettings:
     problems: list[Finding] = field(default_factory=list, compare=False)
 
 
-def load_curator_settings(text: str | None, path: str = SETTINGS_FILE) -> CuratorSettings:
-    """The `[curator]` policy; bad values fall back to defaults and become findings."""
+def load_curator_settings(
+    text: str | None,
+    path: str = SETTINGS_FILE,
+    *,
+    source: str = REVIEWED,
+    user: UserModel | None = None,
+) -> CuratorSettings:
+    """The `[curator]` policy; bad values fall back to defaults and become findings.
+
+    `source`: where `text` was read from (`lore.vault.settings.SOURCES`; a commit of the
+    reviewed branch unless said otherwise); the settings the table does not allow from
+    there keep their defaults. `user`: the user config's `[curator.semantic]`, which
+    wins over the vault's (`user_model_section`); a bad value there raises `UsageError`.
+    """
     problems: list[Finding] = []
 
     def problem(message: str, fix: str, severity: str = ERROR) -> None:
         problems.append(Finding("convention/invalid-settings", severity, path, None, message, fix))
 
     try:
-        data = parse_settings(text, path)
+        data = parse_settings(text, path, source=source)
     except UsageError as exc:
         problem(f"{exc.message} The default curator policy was used.", "Fix the TOML syntax.")
-        return CuratorSettings(problems=problems)
+        data = parse_settings(None, path, source=source)
+        if user is None or not user.section:
+            return CuratorSettings(problems=problems)
     section = data.get("curator", {})
     if not isinstance(section, dict):
         problem("[curator] in lore.toml is not a table", "Write it as a [curator] section.")
@@ -140,13 +175,85 @@ def load_curator_settings(text: str | None, path: str = SETTINGS_FILE) -> Curato
         values["allowed_placeholders"] = tuple(values["allowed_placeholders"])
     if "near_duplicate_threshold" in values:
         values["near_duplicate_threshold"] = float(values["near_duplicate_threshold"])
-    if "semantic" in section:
-        values["semantic"] = _semantic_settings(section["semantic"], problem)
+    if "semantic" in section or (user is not None and user.section):
+        values["semantic"] = _model_settings(section.get("semantic", {}), user, problem)
     for key in sorted(set(section) - set(settings_of("curator")) - {"semantic"}):
         problem(
             f"curator.{key} is not a curator setting", "Remove it or fix its spelling.", WARNING
         )
     return CuratorSettings(problems=problems, **values)
+
+
+class UserModel:
+    """The user config's `[curator.semantic]` (only what it writes) and where it is."""
+
+    __slots__ = ("path", "section")
+
+    def __init__(self, section: dict[str, Any], path: str) -> None:
+        self.section = section
+        self.path = path
+
+
+def user_model_section(config_path: Path | None = None) -> UserModel:
+    """`[curator.semantic]` of the user's own config; `UsageError` when it is not a table."""
+    from lore.config import load_config
+
+    config = load_config(config_path)
+    curator = config.extra.get("curator", {})
+    section = curator.get("semantic", {}) if isinstance(curator, dict) else None
+    if not isinstance(section, dict):
+        raise UsageError(
+            f"{config.path}: curator.semantic must be a table.",
+            fix="Write it as a [curator.semantic] section, or remove it.",
+        )
+    kept = owned_by({"curator": {"semantic": section}}, USER)["curator"]["semantic"]
+    return UserModel(kept, str(config.path))
+
+
+def is_public_endpoint(provider: str, endpoint: str) -> bool:
+    """Whether `endpoint` (empty: the default) is the provider's own public API."""
+    public = PUBLIC_ENDPOINTS.get(provider)
+    return public is not None and (endpoint or public).rstrip("/") == public
+
+
+def _model_settings(vault: Any, user: UserModel | None, problem: Any) -> SemanticSettings:
+    """The vault's `[curator.semantic]` with the user's config on top; a key never goes to
+    an endpoint a vault file names (`refused`)."""
+    if user is None or not user.section:
+        return _keep_keys_home(_semantic_settings(vault, problem), vault_endpoint=True)
+    if not isinstance(vault, dict):
+        _semantic_settings(vault, problem)  # says it is not a table
+        vault = {}
+    mine = user.section
+
+    def routed(message: str, fix: str, severity: str = ERROR) -> None:
+        named = re.match(r"curator\.semantic\.([a-z_]+)", message)
+        if named is not None and named[1] in mine:
+            raise UsageError(f"{user.path}: {message}.", fix=fix)
+        problem(message, fix, severity)
+
+    merged = _semantic_settings({**vault, **mine}, routed)
+    return _keep_keys_home(merged, vault_endpoint="endpoint" not in mine)
+
+
+def _keep_keys_home(settings: SemanticSettings, *, vault_endpoint: bool) -> SemanticSettings:
+    """`settings`, refused when a vault file chose an endpoint other than the provider's
+    public API: a key is sent there only when the user's own config names it."""
+    if (
+        not vault_endpoint
+        or settings.provider == LLM
+        or not settings.endpoint
+        or is_public_endpoint(settings.provider, settings.endpoint)
+    ):
+        return settings
+    from dataclasses import replace
+
+    reason = (
+        f"lore.toml names the endpoint {settings.endpoint}, and lore sends a key only to "
+        f"the provider's public API or to an endpoint your own config names (endpoint under "
+        "[curator.semantic] in $LORE_CONFIG)"
+    )
+    return replace(settings, refused=reason)
 
 
 def _endpoint_ok(value: str) -> bool:
@@ -248,7 +355,7 @@ def _semantic_settings(section: Any, problem: Any) -> SemanticSettings:
             )
     if values.get("enabled") and not values.get("model"):
         reject("curator.semantic.model is not set", 'Set model = "…" (a model of the provider).')
-    for key in sorted(set(section) - set(SemanticSettings.__dataclass_fields__)):
+    for key in sorted(set(section) - set(settings_of("curator.semantic"))):
         problem(
             f"curator.semantic.{key} is not a semantic review setting",
             "Remove it or fix its spelling.",

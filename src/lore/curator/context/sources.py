@@ -1,4 +1,4 @@
-"""Build a `CuratorContext` from a pull request's refs, from paths, or from the whole vault.
+"""Build a `CuratorContext` for a target (`lore.curator.target`): a range, paths or drafts.
 
 - Range (`--base/--head`): the files that differ between the merge base and the
   head are under review; the vault they join is the base commit's tree. Settings
@@ -13,6 +13,13 @@
   (`_conventions.md`, …) is checked as prose, not as a note.
 - All: every file in `notes/` of the working tree, each against all the others, and
   the policy prose (`POLICY_TEXTS`).
+
+Settings (`settings_on_checkout`): on a checkout — paths and all — they come from
+`lore.toml` at the reviewed branch's tip, never from the file on disk, which a checked-out
+pull request writes (`lore.vault.lore_toml`); when the two differ the context carries
+the one line that says so, and the model review is not run. Only a vault without git
+reads the file on disk, and then none of the settings that send data or serve notes.
+Every mode puts the user config's `[curator.semantic]` on top (`user_model_section`).
 
 Only the files under review are read here. The notes already in the vault are
 described by `context.base` (a commit or the working tree, and the paths the change
@@ -42,8 +49,13 @@ from lore.curator.context.model import (
     is_archive_path,
     is_note_path,
 )
-from lore.curator.context.settings import load_curator_settings
+from lore.curator.context.settings import (
+    CuratorSettings,
+    load_curator_settings,
+    user_model_section,
+)
 from lore.curator.finding import WARNING
+from lore.curator.target import Drafts, Paths, Range
 from lore.errors import UsageError
 from lore.note.model import Note
 from lore.note.parse import inspect_note, note_id_from_path
@@ -51,7 +63,7 @@ from lore.paths import NOTES_DIR, OLD_STATE_DIR
 from lore.sanitize import sanitize_text
 from lore.taxonomy import TAXONOMY_FILE, parse_taxonomy
 from lore.vault import git
-from lore.vault.settings import SETTINGS_FILE
+from lore.vault.settings import CHECKOUT, REVIEWED, SETTINGS_FILE
 
 MAX_SCAN_BYTES = 1024 * 1024  # larger files are not scanned for secrets line by line
 
@@ -83,6 +95,21 @@ def read_base(root: Path, base: VaultBase) -> ParsedNotes:
         objects = git.read_objects(root, wanted.values())
         files = {p: objects[sha][1] for p, sha in wanted.items() if sha in objects}
     return ParsedNotes(_parse_existing(files))
+
+
+def settings_on_checkout(root: Path) -> tuple[CuratorSettings, str]:
+    """The settings of a command on a checkout: `lore.toml` at the reviewed branch's tip
+    with the user's config on top, and the one-line notice when the file on disk differs
+    ("" when it does not). A vault without git has only the file on disk (`CHECKOUT`)."""
+    from lore.vault import lore_toml
+
+    user = user_model_section()
+    reviewed = lore_toml.reviewed(root)
+    if reviewed is None:
+        text = lore_toml.checkout_text(root)
+        return load_curator_settings(text, source=CHECKOUT, user=user), ""
+    settings = load_curator_settings(reviewed.text, source=REVIEWED, user=user)
+    return settings, lore_toml.differs_notice(reviewed) if reviewed.differs else ""
 
 
 def _read_tree_file(root: Path, name: str) -> bytes | None:
@@ -158,19 +185,15 @@ def _make_file(
 
 
 def context_for_paths(
-    root: Path,
-    paths: Iterable[str] = (),
-    *,
-    today: str,
-    drafts: Mapping[str, bytes] | None = None,
-    at: str | None = None,
-    read_vault: bool = True,
+    root: Path, target: Paths | Drafts, *, today: str, read_vault: bool = True
 ) -> CuratorContext:
     """Check files (or in-memory drafts keyed by vault path) against the working tree, or
     drafts against the tree of commit `at`."""
-    if at is not None:
-        return _context_for_drafts_at(root, at, drafts or {}, today=today, read_vault=read_vault)
-    settings = load_curator_settings(_decode(_read_tree_file(root, SETTINGS_FILE)))
+    paths = target.paths if isinstance(target, Paths) else ()
+    drafts = target.files if isinstance(target, Drafts) else {}
+    if isinstance(target, Drafts) and target.at is not None:
+        return _context_for_drafts_at(root, target.at, drafts, today=today, read_vault=read_vault)
+    settings, notice = settings_on_checkout(root)
     taxonomy_text = _decode(_read_tree_file(root, TAXONOMY_FILE))
     vault_files = dict.fromkeys(_working_note_files(root), "")
     checked: list[CheckedFile] = []
@@ -183,7 +206,7 @@ def context_for_paths(
         except OSError as exc:
             raise UsageError(f"{display}: cannot be read ({exc.strerror}).") from None
         checked.append(_make_file(logical, display, raw, mode, force_note=True))
-    for path, raw in (drafts or {}).items():
+    for path, raw in drafts.items():
         checked.append(_make_file(path, path, raw, "100644", force_note=True))
     base = VaultBase(None, vault_files, frozenset(f.path for f in checked))
     note_paths = sorted(set(vault_files) | {f.path for f in checked if is_note_path(f.path)})
@@ -199,6 +222,7 @@ def context_for_paths(
         mode="paths",
         settings_problems=list(settings.problems),
         base=base,
+        settings_notice=notice,
     )
 
 
@@ -214,7 +238,9 @@ def _context_for_drafts_at(
     names = [f"{commit}:{SETTINGS_FILE}", f"{commit}:{TAXONOMY_FILE}"]
     objects = git.read_objects(root, names)
     settings_blob, taxonomy_blob = (objects.get(name, ("", None))[1] for name in names)
-    settings = load_curator_settings(_decode(settings_blob))
+    settings = load_curator_settings(
+        _decode(settings_blob), source=REVIEWED, user=user_model_section()
+    )
     taxonomy_text = _decode(taxonomy_blob)
     checked = [_make_file(p, p, raw, "100644", force_note=True) for p, raw in drafts.items()]
     base = VaultBase(commit, tree, frozenset(f.path for f in checked))
@@ -259,7 +285,7 @@ def context_for_all(root: Path, *, today: str) -> CuratorContext:
     The note files are listed, not read (`context.unread`): the audit reads them in
     batches. The other files (links, files that are not markdown, the policy prose) are
     read here, into `context.files`."""
-    settings = load_curator_settings(_decode(_read_tree_file(root, SETTINGS_FILE)))
+    settings, notice = settings_on_checkout(root)
     taxonomy_text = _decode(_read_tree_file(root, TAXONOMY_FILE))
     checked: list[CheckedFile] = []
     unread = UnreadNotes(root, [], [])
@@ -315,6 +341,7 @@ def context_for_all(root: Path, *, today: str) -> CuratorContext:
         taxonomy_changed=True,
         settings_problems=list(settings.problems),
         unread=unread,
+        settings_notice=notice,
     )
 
 
@@ -355,9 +382,10 @@ def _commit(root: Path, ref: str, flag: str) -> str:
 
 
 def context_for_range(
-    root: Path, base: str, head: str, *, today: str, read_vault: bool = True
+    root: Path, target: Range, *, today: str, read_vault: bool = True
 ) -> CuratorContext:
     """The files a pull request changes, checked against the vault at its base."""
+    base, head = target.base, target.head
     if git.find_git_dir(root) is None:
         raise UsageError(
             f"{root} is not a git repository, so --base/--head cannot be used.",
@@ -389,11 +417,13 @@ def context_for_range(
     vault = VaultBase(base_sha, base_tree, frozenset(changed_paths | deleted_paths))
     base_settings = blob(f"{base_sha}:{SETTINGS_FILE}")
     head_settings = blob(f"{head_sha}:{SETTINGS_FILE}")
-    settings = load_curator_settings(_decode(base_settings))
+    settings = load_curator_settings(
+        _decode(base_settings), source=REVIEWED, user=user_model_section()
+    )
     settings_changed = SETTINGS_FILE in changed_paths and head_settings != base_settings
     problems = [replace(p, severity=WARNING) for p in settings.problems]
-    if settings_changed:
-        problems += load_curator_settings(_decode(head_settings)).problems
+    if settings_changed:  # only its problems are reported; none of its values is used
+        problems += load_curator_settings(_decode(head_settings), source=REVIEWED).problems
     taxonomy_text = _decode(blob(f"{head_sha}:{TAXONOMY_FILE}"))
     note_paths = sorted(
         (set(base_tree) - deleted_paths) | {c.path for c in present if is_note_path(c.path)}
@@ -438,4 +468,5 @@ def context_for_range(
         ],
         commits=(base_sha, head_sha),
         base=vault,
+        policy_approver=target.policy_approved_by,
     )

@@ -443,7 +443,7 @@ def _polarity(
     return Conflict("polarity", mine.text, theirs.text, "opposite claims", found.jaccard)
 
 
-def _number(  # noqa: PLR0917 - one private call site
+def _number(  # positional arguments: one private call site
     mine: Clause,
     theirs: Clause,
     a: frozenset[str],

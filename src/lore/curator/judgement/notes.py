@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from lore.curator.judgement.choices import NO_CHOICE, Choice, choice_of
+from lore.curator.judgement.records import record_number
 from lore.curator.judgement.terms import content_terms, tokens
 from lore.sanitize.markdown import code_ranges
 
@@ -45,6 +46,8 @@ class JudgedNote(Protocol):
     def services(self) -> tuple[str, ...]: ...
     @property
     def files_touched(self) -> tuple[str, ...]: ...
+    @property
+    def source(self) -> str | None: ...
 
 
 def _without_fences(body: str) -> str:
@@ -93,6 +96,7 @@ class Profile:
     title_numbers: frozenset[str] = frozenset()  # the numbers its title writes ("Python 3")
     choice: Choice = NO_CHOICE  # what its title chooses, and what for (`choices.choice_of`)
     title_only: frozenset[str] = frozenset()  # title terms its prose never uses
+    number: int | None = None  # the record it stands for (`records.record_number`)
 
 
 def profile(note: JudgedNote) -> Profile:
@@ -113,4 +117,5 @@ def profile(note: JudgedNote) -> Profile:
         title_numbers=frozenset(token for token in tokens(note.title or "") if token.isdigit()),
         choice=choice_of(note.title or ""),
         title_only=frozenset(title) - prose,
+        number=record_number(note.id, note.source),
     )

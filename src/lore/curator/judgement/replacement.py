@@ -76,6 +76,7 @@ from lore.curator.judgement.cue_words import (
     cue_words,
 )
 from lore.curator.judgement.notes import STRUCK, JudgedNote, Profile
+from lore.curator.judgement.records import number_of
 from lore.curator.judgement.terms import Idf, content_terms, is_weak, weighted_overlap, weights
 from lore.curator.judgement.weighing import weighed_lines
 from lore.sanitize.markdown import code_ranges
@@ -142,8 +143,7 @@ _CUE_TERMS = frozenset(
         "record records note notes"
     )
 )
-_TOPIC_NUMBER = re.compile(r"^(?:adr-?|ad-?)?0*(\d{1,5})$")
-_TOPIC_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}-")  # "2023-04-26-023-local-state": a date first
+
 # Words of a "this supersedes all prior decisions regarding X" sentence that are not X.
 _NOT_OBJECT = frozenset(
     content_terms(
@@ -384,20 +384,6 @@ def cues(note: JudgedNote) -> tuple[Cue, ...]:
     return tuple(found)
 
 
-def number_of(note_id: str) -> int | None:
-    """The decision number an id's topic starts with (`adr-015-…`, `0002-…`, after a date:
-    `2023-04-26-023-…`), if any."""
-    parts = note_id.split("--")
-    if len(parts) != 3:
-        return None
-    words = _TOPIC_DATE.sub("", parts[1]).split("-")
-    for size in (1, 2):
-        match = _TOPIC_NUMBER.match("-".join(words[:size]))
-        if match:
-            return int(match[1])
-    return None
-
-
 def _covered(part: frozenset[str], whole: frozenset[str], idf: Idf) -> float:
     """The share of `whole`'s weight that `part` holds (0 when no salient term is shared)."""
     shared = part & whole
@@ -457,7 +443,7 @@ def _referenced(
     return None
 
 
-def replacement(  # noqa: PLR0917 - both notes' cues and profiles, their likeness, the weights
+def replacement(  # positional arguments: both notes' cues and profiles, their likeness, the weights
     found: tuple[Cue, ...],
     theirs: Profile,
     similarity: float,
@@ -466,7 +452,7 @@ def replacement(  # noqa: PLR0917 - both notes' cues and profiles, their likenes
     their_cues: tuple[Cue, ...] = (),
 ) -> Replacement | None:
     """Whether the note with `found` cues (and profile `mine`) may replace `theirs`."""
-    number = number_of(theirs.id)
+    number = theirs.number
     best: Replacement | None = None
     for cue in found:
         if cue.kind == REFERENCE or _restates(cue, their_cues, idf):

@@ -84,7 +84,7 @@ class Verdict:
         return REPLACEMENT if self.replacement is not None else ""
 
 
-def contradiction(  # noqa: PLR0917 - the pair, its two readers, the weights, the likeness
+def contradiction(  # positional arguments: the pair, its two readers, the weights, the likeness
     mine: Profile,
     my_claims: ClaimsOf,
     theirs: Profile,
@@ -102,7 +102,7 @@ def contradiction(  # noqa: PLR0917 - the pair, its two readers, the weights, th
     return found[0] if found else None
 
 
-def near_duplicate(  # noqa: PLR0917 - the pair, its two readers, the weights and the bar
+def near_duplicate(  # positional arguments: the pair, its two readers, the weights and the bar
     mine: Profile,
     my_claims: ClaimsOf,
     theirs: Profile,
@@ -119,7 +119,7 @@ def near_duplicate(  # noqa: PLR0917 - the pair, its two readers, the weights an
     return Verdict(alike, conflict, threshold, similarity, siblings=siblings(mine, theirs))
 
 
-def judge(  # noqa: PLR0917 - as near_duplicate, and both notes' replacement cues
+def judge(  # positional arguments: as near_duplicate, and both notes' replacement cues
     mine: Profile,
     my_claims: ClaimsOf,
     theirs: Profile,

@@ -1,1 +1,1 @@
-"""Findings for people and machines: JSON, GitHub annotations, the PR comment, similar notes."""
+"""Findings for people and machines: JSON, GitHub annotations, the PR comment."""

@@ -25,7 +25,7 @@ from urllib.parse import quote
 
 from lore.curator.finding import ERROR, Finding
 from lore.curator.report.document import ReportDocument, summary_line
-from lore.curator.report.similar import asks_replacement
+from lore.curator.similar import asks_replacement
 from lore.sanitize import sanitize_field
 
 if TYPE_CHECKING:
@@ -260,7 +260,7 @@ def _findings(findings: list[Finding], links: Links) -> list[str]:
 
 def similar_section(document: ReportDocument, links: Links) -> list[str]:
     """For each note the curator flags no replacement or duplicate of: its most alike
-    active notes, asked about (`lore.curator.report.similar.asks_replacement`)."""
+    active notes, asked about (`lore.curator.similar.asks_replacement`)."""
     lines: list[str] = []
     for path, similar in document.similar.items():
         if not similar or not asks_replacement(document.findings, path):

@@ -36,7 +36,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-DEFAULT_ENDPOINT = "https://models.github.ai"
+from lore.curator.context.settings import GITHUB, PUBLIC_ENDPOINTS
+
+DEFAULT_ENDPOINT = PUBLIC_ENDPOINTS[GITHUB]
 API_VERSION = "2022-11-28"
 ACCEPT = "application/vnd.github+json"
 SCHEMA_NAME = "lore_semantic_review"

@@ -21,14 +21,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from lore.curator.context.settings import PUBLIC_ENDPOINTS
 from lore.curator.review import github_models
 
 GITHUB = "github"
-DEFAULT_ENDPOINTS = {
-    "openai": "https://api.openai.com/v1",
-    "anthropic": "https://api.anthropic.com/v1",
-    GITHUB: github_models.DEFAULT_ENDPOINT,
-}
+DEFAULT_ENDPOINTS = PUBLIC_ENDPOINTS  # each provider's public API
 ANTHROPIC_VERSION = "2023-06-01"
 MAX_RESPONSE_BYTES = 1024 * 1024
 MAX_OUTPUT_TOKENS = 2048  # under GitHub Models' 4,000 tokens out per request
@@ -83,6 +80,14 @@ def within(seconds: float, call: Callable[[], str]) -> str:
     return result
 
 
+def request_url(provider: str, endpoint: str, org: str = "") -> str:
+    """The address a call goes to: under `endpoint`, else the provider's public API."""
+    if provider == GITHUB:
+        return github_models.chat_url(endpoint, org)
+    base = endpoint or DEFAULT_ENDPOINTS[provider]
+    return f"{base}/messages" if provider == "anthropic" else f"{base}/chat/completions"
+
+
 def _request(
     provider: str,
     model: str,
@@ -93,13 +98,11 @@ def _request(
     org: str = "",
 ) -> Any:
     system, user, schema = call
-    base = endpoint or DEFAULT_ENDPOINTS[provider]
+    url = request_url(provider, endpoint, org)
     if provider == GITHUB:
-        url = github_models.chat_url(endpoint, org)
         body = github_models.request_body(model, system, user, schema, MAX_OUTPUT_TOKENS)
         headers = github_models.request_headers(key)
     elif provider == "anthropic":
-        url = f"{base}/messages"
         body = {
             "model": model,
             "max_tokens": MAX_OUTPUT_TOKENS,
@@ -109,7 +112,6 @@ def _request(
         }
         headers = {"x-api-key": key, "anthropic-version": ANTHROPIC_VERSION}
     else:
-        url = f"{base}/chat/completions"
         body = {
             "model": model,
             "temperature": 0,

@@ -1,20 +1,30 @@
 """The optional semantic review: a model judges the candidates the rules left alone.
 
-Off by default. It runs after every rule, when the vault's `[curator.semantic]` (read
-at the base in a pull request) enables it and the curator checks a pull request or
-explicit paths (never `--all`, never a draft).
+Off by default. It runs after every rule, when `[curator.semantic]` enables it — the
+vault's, read at the base of a pull request or at the reviewed branch's tip on a
+checkout, or the user's own config (`lore.curator.context.settings`) — and the curator
+checks a pull request or explicit paths (never `--all`, never a draft). It is skipped,
+and says why, when a vault file chose the endpoint a key would go to (`refused`) or when
+the checkout's `lore.toml` is not the reviewed one.
 
-For each note the change adds or edits, its best `max_related` candidates
-(`lore.curator.context.candidates`, the same notes the duplicate and contradiction rules
-judge: active notes at the base and notes earlier in the change) are asked about,
-minus the pairs the deterministic judgement already reports (`judgement.verdict.judge`).
+For each note the change adds or edits, the model is asked about the notes it points at
+— a replacement cue's `[[link]]` or record number ("supersedes ADR 15"), the same title,
+a shared file; a note already replaced is followed to the one that replaced it — and its
+best `max_related` candidates by whole-note likeness (`lore.curator.rules.pairs`,
+`Pairs.asked_about`: the notes the rules judge, active at the base or earlier in the
+change), whether or not a rule reported the pair, within the request's budget
+(`lore.curator.review.pairs`).
 **One call judges one note against all of its candidates** (`lore.curator.review.pairs`),
 at most `max_calls` calls a run, so a pull request stays inside GitHub Models' free
-rate limits (`lore.curator.review.github_models`). The model answers duplicate,
-contradiction or neither for each candidate, naming one clause of each note; a
-duplicate or a contradiction becomes a `convention/semantic-duplicate` or
-`convention/semantic-contradiction` finding that quotes both clauses and is ALWAYS a
-warning: the model can never approve, merge or turn an error into a pass.
+rate limits (`lore.curator.review.github_models`). The model answers the reviewer's
+question for each candidate — duplicate, replaces (wholly or in part), contradicts or
+neither — naming one clause of each note (`lore.curator.review.pairs`). Each answer is
+`Advice` (`lore.curator.review.merge`): joined to the rule's finding on the same pair,
+or, where no rule spoke, a `convention/semantic-duplicate`, `-replacement` or
+`-contradiction` finding of its own that quotes both clauses, with the exact
+`supersedes:` line for a replacement and a `## Related` link with what still holds for a
+partial one. It is ALWAYS a warning: the model can never approve, merge, pass a note or
+turn an error into a pass.
 
 The key: the environment variable `api_key_env` names (`GITHUB_TOKEN` for the github
 provider); for the github provider at GitHub's own endpoint, else the token `gh auth
@@ -34,18 +44,22 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import partial
 
-from lore.curator.context.candidates import Corpus, candidates, corpus_of
+from lore.curator.context.candidates import Corpus
 from lore.curator.context.model import CuratorContext, is_note_path
 from lore.curator.context.settings import GITHUB, LLM, SemanticSettings
 from lore.curator.finding import WARNING, Finding
-from lore.curator.judgement.verdict import judge
 from lore.curator.review.github_models import is_github_host
+from lore.curator.review.merge import Advice
 from lore.curator.review.outcome import PARTIAL, RAN, SKIPPED, ModelReview
 from lore.curator.review.pairs import (
     ANSWER_SCHEMA,
-    CONTRADICTION,
+    CONTRADICTS,
     DUPLICATE,
     MAX_REASON,
+    MAX_STILL_HOLDS,
+    NEITHER,
+    REPLACES,
+    REPLACES_IN_PART,
     SYSTEM_PROMPT,
     Answer,
     SchemaError,
@@ -61,16 +75,26 @@ from lore.curator.review.provider import (
     ProviderUnavailable,
     within,
 )
+from lore.curator.rules.pairs import pairs_of
 from lore.curator.rules.text import quote
 from lore.sanitize import sanitize_text
 
 DUPLICATE_RULE = "convention/semantic-duplicate"
+REPLACEMENT_RULE = "convention/semantic-replacement"
 CONTRADICTION_RULE = "convention/semantic-contradiction"
 RULES = {
-    DUPLICATE_RULE: "the model judged the note the same lesson as a candidate note the "
-    "rules did not flag (advisory)",
-    CONTRADICTION_RULE: "the model judged the note to contradict a candidate note the "
-    "rules did not flag (advisory)",
+    DUPLICATE_RULE: "the model judged the note the same lesson as a close note the rules "
+    "did not flag (advisory)",
+    REPLACEMENT_RULE: "the model judged that the note replaces a close note, wholly or in "
+    "part, where the rules did not flag it (advisory)",
+    CONTRADICTION_RULE: "the model judged the note to contradict a close note the rules "
+    "did not flag (advisory)",
+}
+_RULE_OF = {
+    DUPLICATE: DUPLICATE_RULE,
+    REPLACES: REPLACEMENT_RULE,
+    REPLACES_IN_PART: REPLACEMENT_RULE,
+    CONTRADICTS: CONTRADICTION_RULE,
 }
 _KEY_HIDDEN = "[API key hidden]"
 
@@ -78,7 +102,7 @@ _KEY_HIDDEN = "[API key hidden]"
 @dataclass(frozen=True)
 class NoteToJudge:
     note: int  # corpus index of the note under review
-    others: tuple[int, ...]  # its candidates the rules did not report, best first
+    others: tuple[int, ...]  # the notes to ask about it against, most certain first
 
 
 @dataclass
@@ -95,7 +119,7 @@ class _Run:
     broken: str = ""  # the first answer that broke the schema
     left_out: str = ""  # the first note whose candidates did not all fit
     not_judged: list[str] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
+    advice: list[Advice] = field(default_factory=list)
 
 
 def _count(number: int, thing: str) -> str:
@@ -107,32 +131,25 @@ def _hide(text: str, key: str) -> str:
 
 
 def notes_to_judge(context: CuratorContext, limit: int) -> tuple[Corpus, list[NoteToJudge]]:
-    """Each note under review with the candidates the rules did not already report."""
-    corpus = corpus_of(context)
+    """Each note under review with the notes to ask about it against (`Pairs.asked_about`)."""
+    pairs = pairs_of(context)
+    corpus = pairs.corpus
     inactive = context.statuses_before
-    threshold = context.settings.near_duplicate_threshold
 
     def eligible(other: int) -> bool:
         entry = corpus.entries[other]
         return bool(entry.view.body.strip()) and (entry.reviewed or entry.view.id not in inactive)
+
+    def successor(note_id: str) -> str | None:
+        status = inactive.get(note_id)
+        return status.superseded_by if status is not None else None
 
     work: list[NoteToJudge] = []
     for index in corpus.reviewed():
         entry = corpus.entries[index]
         if not is_note_path(entry.view.path) or not entry.view.body.strip():
             continue
-        others = []
-        for other in candidates(corpus, index, eligible, limit) if limit else []:
-            verdict = judge(
-                entry.profile,
-                partial(corpus.claims, index),
-                corpus.entries[other].profile,
-                partial(corpus.claims, other),
-                corpus.idf,
-                threshold,
-            )
-            if not verdict.near_duplicate and verdict.conflict is None:
-                others.append(other)
+        others = pairs.asked_about(index, eligible, successor, limit)
         if others:
             work.append(NoteToJudge(index, tuple(others)))
     return corpus, work
@@ -147,6 +164,14 @@ def credential(settings: SemanticSettings, environ: Mapping[str, str]) -> str:
     from lore.vault.gh import auth_token  # runs `gh`: only when the review needs a token
 
     return auth_token() or ""
+
+
+def _not_to_be_sent(context: CuratorContext, settings: SemanticSettings) -> str:
+    """Why no call may be made at all: the checkout's lore.toml is not the reviewed one,
+    or a vault file chose the endpoint the key would go to ("" when a call may be made)."""
+    if context.settings_notice:
+        return "lore.toml here is not the reviewed branch's, so no model is called"
+    return settings.refused
 
 
 def _no_key(settings: SemanticSettings) -> str:
@@ -182,9 +207,10 @@ def open_client(settings: SemanticSettings, key: str) -> ModelClient | None:
 
 def review(
     context: CuratorContext, environ: Mapping[str, str] | None = None
-) -> tuple[list[Finding], ModelReview | None]:
-    """Advisory findings for the notes the change adds or edits, and what the review did
-    (`None` when it is not enabled for this run or the change holds no note)."""
+) -> tuple[list[Advice], ModelReview | None]:
+    """The model's verdicts on the notes the change adds or edits (to merge with the
+    rules' findings: `lore.curator.review.merge`), and what the review did (`None` when
+    it is not enabled for this run or the change holds no note)."""
     settings: SemanticSettings = context.settings.semantic
     if not settings.enabled or context.mode not in ("range", "paths"):
         return [], None
@@ -192,17 +218,21 @@ def review(
         return [], None
     env = os.environ if environ is None else environ
 
-    def skipped(why: str) -> tuple[list[Finding], ModelReview]:
+    def skipped(why: str) -> tuple[list[Advice], ModelReview]:
         return [], ModelReview(SKIPPED, settings.provider, settings.model, why)
 
     key = ""
     try:
-        key = credential(settings, env)
-        if settings.provider != LLM and not key:
-            return skipped(_no_key(settings))  # a fork's pull request, a signed-out machine
+        why = _not_to_be_sent(context, settings)
+        if not why:  # no key is read for a call that may not be made
+            key = credential(settings, env)
+            if settings.provider != LLM and not key:
+                why = _no_key(settings)  # a fork's pull request, a signed-out machine
+        if why:
+            return skipped(why)
         corpus, work = notes_to_judge(context, settings.max_related)
         if not work:
-            detail = "nothing to ask: the rules already judged every candidate of these notes"
+            detail = "nothing to ask: no note of the vault is close to these notes"
             return [], ModelReview(RAN, settings.provider, settings.model, detail)
         client = open_client(settings, key)
         if client is None:
@@ -214,14 +244,14 @@ def review(
         return skipped(f"it stopped with {type(exc).__name__}")
 
 
-def _judge_notes(  # noqa: PLR0917 - one private call site
+def _judge_notes(  # positional arguments: one private call site
     context: CuratorContext,
     settings: SemanticSettings,
     client: ModelClient,
     key: str,
     corpus: Corpus,
     work: list[NoteToJudge],
-) -> tuple[list[Finding], ModelReview]:
+) -> tuple[list[Advice], ModelReview]:
     run = _Run(total=len(work))
     sides: dict[int, Side] = {}
     secrets = set(context.redactions)
@@ -266,11 +296,10 @@ def _judge_notes(  # noqa: PLR0917 - one private call site
                 "request"
             )
         for answer in answers:
-            if answer.verdict in (DUPLICATE, CONTRADICTION):
-                other = item.others[answer.candidate]
-                run.findings.append(_finding(answer, item.note, other, corpus, settings.model, key))
-        run.verdicts = len(run.findings)
-    return run.findings, _outcome(run, settings)
+            other = item.others[answer.candidate]
+            run.advice.append(_advice(answer, item.note, other, corpus, settings.model, key))
+        run.verdicts = sum(1 for piece in run.advice if piece.verdict != NEITHER)
+    return run.advice, _outcome(run, settings)
 
 
 def _outcome(run: _Run, settings: SemanticSettings) -> ModelReview:
@@ -295,7 +324,7 @@ def _outcome(run: _Run, settings: SemanticSettings) -> ModelReview:
         found = (
             f"{_count(run.verdicts, 'verdict')} shown as warnings"
             if run.verdicts
-            else "no duplicate or contradiction found"
+            else "no duplicate, replacement or contradiction found"
         )
         detail = (
             f"judged {_count(run.judged, 'note')} against "
@@ -327,29 +356,58 @@ def _line_of(corpus: Corpus, index: int, clause: str) -> int | None:
     return view.body_line_at(offset) if offset >= 0 else None
 
 
-def _finding(  # noqa: PLR0917 - one private call site
+def _advice(  # positional arguments: one private call site
     answer: Answer, note: int, other_index: int, corpus: Corpus, model: str, key: str
-) -> Finding:
-    entry, other = corpus.entries[note], corpus.entries[other_index].view.id
+) -> Advice:
+    """The model's verdict on one pair: a sentence to join a rule's finding, and the
+    finding it makes alone."""
+    entry, theirs = corpus.entries[note], corpus.entries[other_index].view
+    other = theirs.id
     reason = _hide(quote(sanitize_text(" ".join(answer.reason.split())), MAX_REASON), key)
-    said = f'"{quote(answer.proposed, 160)}" against "{quote(answer.existing, 160)}"'
     because = f": {reason}" if reason else ""
-    by = f"semantic review (advisory, model {quote(sanitize_text(model), 60)})"
-    if answer.verdict == DUPLICATE:
-        return Finding(
-            DUPLICATE_RULE,
-            WARNING,
-            entry.display,
-            _line_of(corpus, note, answer.proposed),
-            f"{by}: this note holds the same lesson as {other}, {said}{because}",
-            f"If this replaces it, add `supersedes: [{other}]`; if it adds to it, link "
-            f"[[{other}]] and keep only what is new.",
+    by = f"the model review (advisory, model {quote(sanitize_text(model), 60)})"
+    if answer.verdict == NEITHER:
+        sentence = f"{by} found no duplicate, replacement or contradiction{because}"
+        return Advice(entry.display, other, NEITHER, sentence, None, None)
+    said = f'"{quote(answer.proposed, 160)}" against "{quote(answer.existing, 160)}"'
+    judged = {
+        DUPLICATE: f"holds the same lesson as {other}",
+        REPLACES: f"replaces {other}",
+        REPLACES_IN_PART: f"replaces part of {other}",
+        CONTRADICTS: f"contradicts {other}",
+    }[answer.verdict]
+    suggestion: str | None = None
+    if answer.verdict == REPLACES:
+        ids = [*entry.view.supersedes, other]
+        suggestion = (
+            f"If it replaces it, add `supersedes: [{', '.join(dict.fromkeys(ids))}]` to the "
+            "frontmatter."
         )
-    return Finding(
-        CONTRADICTION_RULE,
+    elif answer.verdict == REPLACES_IN_PART:
+        holds = _hide(
+            quote(sanitize_text(" ".join(answer.still_holds.split())), MAX_STILL_HOLDS), key
+        )
+        still = (
+            f' and say what of it still holds (the model: "{holds}")'
+            if holds
+            else (" and say what of it still holds")
+        )
+        suggestion = f"If it replaces part of it, link [[{other}]] under `## Related`{still}."
+    sentence = f"{by} judges that this note {judged}, {said}{because}"
+    fallback = {
+        DUPLICATE: f"If this replaces it, add `supersedes: [{other}]`; if it adds to it, link "
+        f"[[{other}]] and keep only what is new.",
+        CONTRADICTS: f"If this note is right, add `supersedes: [{other}]`; if not, fix one of "
+        "them.",
+    }
+    finding = Finding(
+        _RULE_OF[answer.verdict],
         WARNING,
         entry.display,
         _line_of(corpus, note, answer.proposed),
-        f"{by}: this note contradicts {other}, {said}{because}",
-        f"If this note is right, add `supersedes: [{other}]`; if not, fix one of them.",
+        f"semantic review (advisory, model {quote(sanitize_text(model), 60)}): this note "
+        f"{judged}, {said}{because}",
+        suggestion or fallback[answer.verdict],
+        about=other,
     )
+    return Advice(entry.display, other, answer.verdict, sentence, suggestion, finding)

@@ -93,4 +93,5 @@ def _finding(entry: Entry, other_id: str, in_change: bool, conflict: Conflict) -
         f'"{quote(conflict.mine, 100)}" against "{quote(conflict.theirs, 100)}" '
         f"({conflict.detail})",
         f"If this note is right, add `supersedes: [{other_id}]`; if not, fix one of them.",
+        about=other_id,
     )

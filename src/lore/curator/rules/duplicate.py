@@ -72,6 +72,7 @@ def check_note(context: CuratorContext, corpus: NoteCorpus, index: int) -> list[
                 summary_line(entry.view),
                 f"the body is the same as {other_id}'s",
                 f"Drop this note, or make it supersede {other_id} if it replaces it.",
+                about=other_id,
             )
         )
     pairs = pairs_of(context)
@@ -96,6 +97,7 @@ def check_note(context: CuratorContext, corpus: NoteCorpus, index: int) -> list[
                 f"({likeness.explain()}; both say {shared})",
                 f"If this replaces it, add `supersedes: [{theirs.view.id}]`; if it adds to it, "
                 f"link [[{theirs.view.id}]] and keep only what is new.",
+                about=theirs.view.id,
             )
         )
         near += 1
@@ -121,5 +123,6 @@ def same_title(
             entry.view.line_of_key("title"),
             f"{other} has the same title",
             "Make the title state what is different, or supersede the older note.",
+            about=other,
         )
     ]

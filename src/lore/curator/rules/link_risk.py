@@ -103,15 +103,28 @@ def risk(url: str, text: str | None = None) -> str | None:
             return f"the query sends '{name}=…', a secret-looking value"
         if len(value) >= TOKEN_VALUE and _varied(value) and " " not in value:
             return f"the query value '{name}' looks like a token or encoded data"
-    if text is not None:
-        named = _TEXT_HOST.fullmatch(text.strip().strip("`<>"))
-        if named is not None:
-            shown = next(group for group in named.groups() if group).lower().rstrip(".")
-            if not _same_site(shown.removeprefix("www."), host.removeprefix("www.")):
-                return (
-                    f"the link text names {quote(shown, 60)} but the link goes to {quote(host, 60)}"
-                )
+    shown = None if text is None else host_named_instead(url, text)
+    if shown is not None:
+        return f"the link text names {quote(shown, 60)} but the link goes to {quote(host, 60)}"
     return None
+
+
+def host_named_instead(url: str, text: str) -> str | None:
+    """The host a link's text names when the link goes to another host, else None.
+
+    `[docs.github.com](https://evil.example/)` names docs.github.com: a reader takes the
+    text for the destination. A text that names no host, or the link's own site (a
+    sub-domain of it counts), is None. The curator flags such a link; the site shows
+    where it really goes.
+    """
+    host = url_host(url)
+    named = _TEXT_HOST.fullmatch(text.strip().strip("`<>"))
+    if host is None or named is None:
+        return None
+    shown = next(group for group in named.groups() if group).lower().rstrip(".")
+    if _same_site(shown.removeprefix("www."), host.removeprefix("www.")):
+        return None
+    return shown
 
 
 def located_links(text: str, first_line: int) -> Iterator[tuple[int, str, str | None]]:

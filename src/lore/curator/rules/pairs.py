@@ -12,6 +12,13 @@ verdicts (`Pairs.forget`), so it never holds every pair's.
 
 A replacement is looked for among the note's candidates and, when a cue links a note or
 names its number, that note too (`NoteCorpus.find`), whatever its words.
+
+The model review asks about the same pairs and more (`Pairs.asked_about`): first every
+note the new note points at — a cue's `[[link]]` or record number, the same title, a
+shared file; a note already replaced is followed to the active note that replaced it —
+then the rules' candidates by whole-note likeness, whether or not a rule reported the
+pair (the model's verdict and the rule's make one finding:
+`lore.curator.review.merge`).
 """
 
 from __future__ import annotations
@@ -29,6 +36,8 @@ from lore.curator.judgement.similarity import whole_note
 from lore.curator.judgement.verdict import REPLACEMENT, Verdict, judge
 
 POOL = 3 * MAX_CANDIDATES  # candidates read, of which the most alike are judged
+MAX_POINTED = 6  # notes a note points at (cues, title, files) that the model is asked about
+MAX_HOPS = 8  # successors followed from a replaced note to the active one
 MAX_REPLACED = 3  # replacement findings for one note
 MAX_UNNAMED = 2  # ...of them for "this supersedes ..." naming nothing
 _ORDER = {
@@ -141,6 +150,53 @@ class Pairs:
             kept.append((other, replaced))
         self._replaced[index] = kept[:MAX_REPLACED]
         return self._replaced[index]
+
+    def asked_about(
+        self,
+        index: int,
+        eligible: Callable[[int], bool],
+        successor: Callable[[str], str | None],
+        limit: int,
+    ) -> list[int]:
+        """The notes the model review asks about note `index` against, most certain first:
+        the notes it points at (at most `MAX_POINTED`), then at most `limit` of its
+        candidates by whole-note likeness. `successor(id)` is the id of the note that
+        replaced a replaced note (None for an active one); `eligible` is what may be asked
+        about."""
+        corpus = self.corpus
+        found = self.cues(index)
+        links = {link for cue in found for link in cue.links}
+        numbers = {number for cue in found for number in cue.numbers}
+        pointed = corpus.find(index, links, numbers) if links or numbers else []
+        same = corpus.same_title(index)
+        if same is not None:
+            pointed += corpus.find(index, [same], ())
+        pointed += corpus.sharing_files(index)
+        chosen: list[int] = []
+        for other in pointed:
+            active = self._active(index, other, eligible, successor)
+            if active is not None and active not in chosen and len(chosen) < MAX_POINTED:
+                chosen.append(active)
+        alike = [o for o in self.candidates(index, eligible) if o not in chosen]
+        return chosen + alike[:limit]
+
+    def _active(
+        self,
+        index: int,
+        other: int,
+        eligible: Callable[[int], bool],
+        successor: Callable[[str], str | None],
+    ) -> int | None:
+        """`other`, or the active note that replaced it (a `supersedes` of a `supersedes`)."""
+        for _ in range(MAX_HOPS):
+            if eligible(other):
+                return other
+            after = successor(self.corpus.entries[other].id)
+            found = self.corpus.find(index, [after], ()) if after else []
+            if not found:
+                return None
+            other = found[0]
+        return None
 
 
 def settled(verdict: Verdict) -> Verdict:

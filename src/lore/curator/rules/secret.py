@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from lore.curator.context.model import CuratorContext
 from lore.curator.finding import ERROR, Finding
-from lore.curator.rules.secret_scan import SECRET_RULES, SecretMatch, scan_secrets
 from lore.sanitize import sanitize_text
+from lore.sanitize.secret_scan import SECRET_RULES, SecretMatch, scan_secrets
 from lore.vault import git
 
 NAME = "secret"

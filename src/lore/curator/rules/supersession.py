@@ -89,4 +89,5 @@ def _finding(entry: Entry, theirs: Entry, replaced: Replacement) -> Finding:
         f"({quote(theirs.view.title or '', 80)}): {replaced.reason()}: {said}",
         f"If it replaces it, add `{suggested_line(entry, theirs.view.id)}` to the "
         f"frontmatter; if it only builds on it, link `[[{theirs.view.id}]]` instead.",
+        about=theirs.view.id,
     )

@@ -110,7 +110,30 @@ def prose(found: list[Block], max_words: int) -> tuple[str, list[str]]:
     The first line is the first sentence (of a paragraph, or a list item without its
     marker); paragraphs keep their sentences, list items stay items.
     """
-    units: list[tuple[str, str]] = []  # ("p" | "li", text)
+    units, left_out = _units(found)
+    if not units or max_words <= 0:
+        return "", left_out
+    lines = [cut_sentences([units[0][1]], max_words)[0]]
+    used = word_count(lines[0])
+    previous = "p"
+    for kind, text in units[1:]:
+        words = word_count(text)
+        if used + words > max_words:
+            break
+        if kind != "p":
+            lines.append(("- " if kind == "li" else "  - ") + text)
+        elif previous == "p" and lines[-1] and not lines[-1].startswith("- "):
+            lines[-1] += " " + text
+        else:
+            lines.append(text)
+        used += words
+        previous = kind
+    return "\n".join(lines), left_out
+
+
+def _units(found: list[Block]) -> tuple[list[tuple[str, str]], list[str]]:
+    """(("p" | "li" | "li2", text), …) of the blocks, and the code and tables left out."""
+    units: list[tuple[str, str]] = []
     left_out: list[str] = []
 
     def walk(block: Block, depth: int) -> None:
@@ -128,22 +151,4 @@ def prose(found: list[Block], max_words: int) -> tuple[str, list[str]]:
 
     for block in found:
         walk(block, 0)
-    if not units or max_words <= 0:
-        return "", left_out
-    lines = [cut_sentences([units[0][1]], max_words)[0]]
-    used = word_count(lines[0])
-    previous = "p"
-    for kind, text in units[1:]:
-        words = word_count(text)
-        if used + words > max_words:
-            break
-        if kind == "p":
-            if previous == "p" and lines[-1] and not lines[-1].startswith("- "):
-                lines[-1] += " " + text
-            else:
-                lines.append(text)
-        else:
-            lines.append(("- " if kind == "li" else "  - ") + text)
-        used += words
-        previous = kind
-    return "\n".join(lines), left_out
+    return units, left_out

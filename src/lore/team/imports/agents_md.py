@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lore.curator.rules.secret_scan import redact, scan_secrets
+from lore.sanitize.secret_scan import redact, scan_secrets
 from lore.team.imports import agent_rules
 from lore.team.imports.code_repo import CodeRepo, repo_of
 from lore.team.imports.markdown import (

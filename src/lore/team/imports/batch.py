@@ -31,11 +31,12 @@ from datetime import date
 
 from lore.curator.finding import Finding
 from lore.curator.run import curate
+from lore.curator.target import Drafts
 from lore.note.ids import make_id, slugify
 from lore.note.model import Note
 from lore.note.render import render_note
 from lore.taxonomy import TAXONOMY_FILE
-from lore.team.draft import with_unique_id
+from lore.team.drafts.draft import with_unique_id
 from lore.team.imports.kinds import MEMORY_KINDS
 from lore.team.imports.model import Candidate, Draft, ImportPlan, Progress, Skip
 from lore.team.imports.new_tags import propose_tags
@@ -202,7 +203,7 @@ def check_batch(
         drafts[candidate.note.path] = candidate.text.encode("utf-8")
     if not candidates:
         return {}
-    result = curate(view.root, drafts=drafts, at=view.base_ref)
+    result = curate(view.root, Drafts(drafts, at=view.base_ref))
     added = [f"'{name}'" for name in (*plan.added_repos, *plan.added_tags)]
     found: dict[str, list[Finding]] = {}
     for finding in result.findings:

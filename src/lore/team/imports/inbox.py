@@ -2,7 +2,7 @@
 
 A private memory was written by an agent on one person's machine; the team sees it only
 after that person read it and chose to propose it. So `save_to_inbox` saves each checked
-candidate as a draft (`lore.team.drafts_save.save_drafts`: checked again, refused with a
+candidate as a draft (`lore.team.drafts.save.save_drafts`: checked again, refused with a
 secret, mode 0600, outside every repository) and records in the vault's ledger
 (`memory_ledger`) the fact each draft came from and what each store held, so the next
 import offers only what is new. `lore drafts` shows, edits, proposes or discards them.
@@ -16,7 +16,7 @@ from typing import Any
 
 from lore import clock
 from lore.sanitize import sanitize_field
-from lore.team.draft import NoteInput
+from lore.team.drafts.draft import NoteInput
 from lore.team.imports.kinds import AGENT_OF_KIND
 from lore.team.imports.memory_ledger import record
 from lore.team.imports.memory_stores import snapshot, store_name
@@ -40,7 +40,7 @@ class InboxResult:
 
 def save_to_inbox(plan: ImportPlan, stores: list[Path]) -> InboxResult:
     """Save the plan's candidates as drafts; record the facts and the stores' files."""
-    from lore.team.drafts_save import DraftRefused, save_drafts
+    from lore.team.drafts.save import DraftRefused, save_drafts
 
     result = InboxResult()
     candidates = list(plan.candidates)

@@ -1,7 +1,7 @@
 """Propose an import: the batch as one pull request, or one pull request per note.
 
 The batch goes through the proposal path the gardener's change sets use
-(`lore.team.changes`): a branch `lore/import-<kind>-<date>` cut from the commit the
+(`lore.team.proposals.changes`): a branch `lore/import-<kind>-<date>` cut from the commit the
 plan was checked against, in a worktree of its own (the user's checkout is never
 touched), one commit with every note and — when the import names a repository the
 taxonomy lacks — the `_taxonomy.md` line, a push and a pull request labelled `lore`
@@ -24,9 +24,9 @@ from lore import clock
 from lore.curator.report.formats import md_escape
 from lore.errors import ProposalError
 from lore.taxonomy import TAXONOMY_FILE
-from lore.team.branches import Outcome
-from lore.team.changes import ChangeSet, free_change_name, propose_change
 from lore.team.imports.model import Candidate, ImportPlan, Skip
+from lore.team.proposals.branches import Outcome
+from lore.team.proposals.changes import ChangeSet, free_change_name, propose_change
 from lore.vault.remote import NETWORK_TIMEOUT
 
 MAX_LISTED = 150  # notes and skips listed in a pull request's description

@@ -13,8 +13,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lore.errors import UsageError
-from lore.team.branches import check_vault
-from lore.team.changes import start_change
 from lore.team.imports.batch import plan_batch
 from lore.team.imports.kinds import KINDS, MEMORY_KINDS
 from lore.team.imports.memory_ledger import known_facts
@@ -23,7 +21,9 @@ from lore.team.imports.model import Draft, ImportPlan, Progress, ReadOptions, Sk
 from lore.team.imports.tagging import Tagger
 from lore.team.imports.vault_view import VaultView, read_view
 from lore.team.imports.walk import real_start
-from lore.team.proposals import find_author
+from lore.team.proposals.branches import check_vault
+from lore.team.proposals.changes import start_change
+from lore.team.proposals.note import find_author
 from lore.vault import git
 from lore.vault.remote import NETWORK_TIMEOUT, GitHubRepo, github_repo
 

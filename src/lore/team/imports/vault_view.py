@@ -20,8 +20,8 @@ from lore.curator.context.settings import load_curator_settings
 from lore.note.model import what_summary
 from lore.paths import NOTES_DIR
 from lore.taxonomy import TAXONOMY_FILE, Taxonomy, parse_taxonomy
-from lore.team.branches import BRANCH_PREFIX, REMOTE, taken_names
 from lore.team.imports.code_repo import match_key_of_url
+from lore.team.proposals.branches import BRANCH_PREFIX, REMOTE, taken_names
 from lore.vault import git
 from lore.vault.settings import SETTINGS_FILE
 

@@ -5,7 +5,12 @@ any output may show: the token's public prefix (`ghp_`, `sk_live_`) and its leng
 never the secret part. Placeholders pass: `${VAR}`, `<TOKEN>`, `xxxx`, values with
 EXAMPLE in them (AWS's documented `AKIAIOSFODNN7EXAMPLE`), the documented test
 tokens listed in `DOCUMENTED_EXAMPLES`, and whatever a vault lists in
-`allowed_placeholders`. Also used by `lore remember` before anything is pushed.
+`allowed_placeholders`.
+
+It sits on the ground floor, beside the sanitizer, because every view masks with it:
+`lore remember` and the drafts inbox before anything is saved or pushed, `lore show`,
+the MCP server, `lore review`, `lore capture`, crash logs and the curator's reports.
+The curator's `secret/` rule family (`lore.curator.rules.secret`) is built on it.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ secret is refused (`DraftRefused`): it is never written, and the refusal shows o
 mask. Several notes are checked together (`lore capture`'s candidates), so one that
 repeats another is flagged too. An edit is checked again the same way (`update_draft`);
 an edit with a secret leaves the draft as it was and is kept beside it, masked.
-The store itself is `lore.team.drafts`.
+The store itself is `lore.team.drafts.inbox`.
 """
 
 from __future__ import annotations
@@ -19,17 +19,17 @@ from typing import Any
 
 from lore import clock
 from lore.curator.finding import Finding
-from lore.curator.rules.secret_scan import redact, scan_secrets
 from lore.curator.run import curate
+from lore.curator.target import Drafts
 from lore.errors import ProposalError
 from lore.files import write_atomic
 from lore.note.model import Note
 from lore.note.parse import inspect_note
 from lore.note.render import render_note
 from lore.paths import NOTES_DIR
-from lore.team.branches import REMOTE, base_of, check_vault
-from lore.team.draft import NoteInput, build_note, with_unique_id
-from lore.team.drafts import (
+from lore.sanitize.secret_scan import redact, scan_secrets
+from lore.team.drafts.draft import NoteInput, build_note, with_unique_id
+from lore.team.drafts.inbox import (
     DRAFT_SUFFIX,
     FILE_MODE,
     META_SUFFIX,
@@ -40,6 +40,7 @@ from lore.team.drafts import (
     inbox_dir,
     inbox_lock,
 )
+from lore.team.proposals.branches import REMOTE, base_of, check_vault
 from lore.vault import git
 from lore.versioned import versioned
 
@@ -109,7 +110,7 @@ def check_texts(root: Path, texts: dict[str, str]) -> tuple[dict[str, list[Findi
     check_vault(root)
     remote = REMOTE if git.remote_url(root, REMOTE) else None
     _, base_ref = base_of(root, remote)
-    result = curate(root, drafts={p: t.encode("utf-8") for p, t in texts.items()}, at=base_ref)
+    result = curate(root, Drafts({p: t.encode("utf-8") for p, t in texts.items()}, at=base_ref))
     found: dict[str, list[Finding]] = {path: [] for path in texts}
     for finding in result.findings:
         for path in [finding.path] if finding.path in found else list(found):
@@ -185,7 +186,7 @@ def save_drafts(
     The author is the input's, else git's `github.user` or `user.name` when it is a
     GitHub handle (no network: `lore drafts propose` asks `gh` for a missing one).
     """
-    from lore.team.proposals import find_handle
+    from lore.team.proposals.note import find_handle
 
     root = root.resolve()
     check_vault(root)

@@ -13,14 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lore.curator.rules.secret_scan import mask_secrets
 from lore.errors import GhError, UsageError
 from lore.files import write_atomic
 from lore.note.ids import is_valid_id
 from lore.note.parse import inspect_note
 from lore.paths import lore_home
 from lore.sanitize import sanitize_field
-from lore.team.branches import BRANCH_PREFIX, REMOTE, base_of, cleanup, resume_command
+from lore.sanitize.secret_scan import mask_secrets
+from lore.team.proposals.branches import BRANCH_PREFIX, REMOTE, base_of, cleanup, resume_command
 from lore.vault import gh, git
 from lore.vault.remote import github_repo
 from lore.vault.repository import has_changes

@@ -24,7 +24,7 @@ from typing import Any
 from lore import clock
 from lore.errors import UsageError
 from lore.files import write_atomic
-from lore.team.drafts import (
+from lore.team.drafts.inbox import (
     DRAFT_SUFFIX,
     EDIT_SUFFIX,
     FILE_MODE,
@@ -37,7 +37,14 @@ from lore.team.drafts import (
     read_draft,
     remove_files,
 )
-from lore.vault.settings import SETTINGS_FILE, accepts, expected, parse_settings, section_values
+from lore.vault.settings import (
+    CHECKOUT,
+    SETTINGS_FILE,
+    accepts,
+    expected,
+    parse_settings,
+    section_values,
+)
 
 EXPIRED_DIR = "expired"
 
@@ -96,12 +103,10 @@ def max_age_days(root: Path) -> int:
                     fix="Set max_age_days = 30 under [drafts].",
                 )
             return int(value)
-    try:
-        text = (root / SETTINGS_FILE).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        text = None
-    try:
-        data = parse_settings(text, str(root / SETTINGS_FILE))
+    from lore.vault.lore_toml import checkout_text
+
+    try:  # a local setting: the checkout may say it (lore.vault.settings, LOCAL)
+        data = parse_settings(checkout_text(root), str(root / SETTINGS_FILE), source=CHECKOUT)
     except UsageError:
         data = {}  # the curator reports a broken lore.toml; the default serves here
     return int(section_values(data, "drafts")["max_age_days"])

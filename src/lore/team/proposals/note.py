@@ -15,8 +15,8 @@ with `resume` (`lore remember --resume <id>`). A note with a secret is never
 committed or pushed, whatever the flags.
 
 The branch, its metadata and publishing (push, pull request, and what to say when
-either fails) are `lore.team.branches`, which the gardener's and drift's change sets
-(`lore.team.changes`) share.
+either fails) are `lore.team.proposals.branches`, which the gardener's and drift's change sets
+(`lore.team.proposals.changes`) share.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from typing import Any
 
 from lore.curator.finding import Finding
 from lore.curator.run import curate
+from lore.curator.target import Drafts, Range
 from lore.errors import GitError, LoreError, ProposalError, UsageError
 from lore.files import FileLock, LockTimeout, write_atomic
 from lore.note.ids import is_valid_id
@@ -36,7 +37,8 @@ from lore.note.model import Note, is_author, is_github_handle
 from lore.note.parse import parse_note
 from lore.note.render import render_note
 from lore.paths import state_dir
-from lore.team.branches import (
+from lore.team.drafts.draft import NoteInput, build_note, with_unique_id
+from lore.team.proposals.branches import (
     BRANCH_PREFIX,
     REMOTE,
     Outcome,
@@ -49,8 +51,7 @@ from lore.team.branches import (
     taken_names,
     write_meta,
 )
-from lore.team.draft import NoteInput, build_note, with_unique_id
-from lore.team.pr_body import pr_body, pr_labels, pr_title
+from lore.team.proposals.pr_body import pr_body, pr_labels, pr_title
 from lore.vault import gh, git
 from lore.vault.remote import NETWORK_TIMEOUT, GitHubRepo, RemoteError, github_repo
 from lore.vault.remote import fetch as fetch_remote
@@ -99,7 +100,7 @@ class Proposal:
         """The file as it will be proposed — with any secret masked, since it will not be."""
         if not self.secrets:
             return self.text
-        from lore.curator.rules.secret_scan import redact, scan_secrets
+        from lore.sanitize.secret_scan import redact, scan_secrets
 
         return redact(self.text, {match.value for match in scan_secrets(self.text)})
 
@@ -294,7 +295,7 @@ def start_proposal(
         lock.release()
     text = render_note(note)
     try:
-        result = curate(root, drafts={note.path: text.encode("utf-8")}, at=base_ref)
+        result = curate(root, Drafts({note.path: text.encode("utf-8")}, at=base_ref))
     except BaseException:
         if worktree is not None:
             cleanup(root, note.id, worktree)
@@ -507,7 +508,7 @@ def resume(
             fix=f"Put the note back in {note_file}, then run `lore remember --resume {note_id}`.",
         )
     if has_changes(worktree, path):
-        checked = curate(root, drafts={path: note_file.read_bytes()}, at=branch)
+        checked = curate(root, Drafts({path: note_file.read_bytes()}, at=branch))
         blocked = _blocked(checked.findings, force, str(note_file))
         if blocked is not None:
             raise blocked
@@ -515,7 +516,7 @@ def resume(
     base_ref = f"refs/remotes/{REMOTE}/{base_branch}"
     if not git.ref_exists(root, base_ref):
         base_ref = base_branch
-    review = curate(root, base=base_ref, head=branch)
+    review = curate(root, Range(base_ref, branch))
     blocked = _blocked(review.findings, force, str(note_file))
     if blocked is not None:
         raise blocked

@@ -8,7 +8,7 @@ opens the pull request; when either fails, the branch, the worktree and the meta
 `ProposalError` says where the work is kept and which command finishes it. Once the
 remote holds the branch, `cleanup` removes the local copies.
 
-Notes are proposed by `lore.team.proposals`, change sets by `lore.team.changes`.
+Notes are proposed by `lore.team.proposals.note`, change sets by `lore.team.proposals.changes`.
 """
 
 from __future__ import annotations

@@ -30,10 +30,10 @@ from lore.curator.finding import Finding
 from lore.curator.judgement.verdict import CONTRADICTION, DUPLICATE, REPLACEMENT
 from lore.curator.rules.pairs import active_before, pairs_of
 from lore.curator.rules.quoting import spelled
-from lore.curator.rules.secret_scan import mask_secrets, scan_secrets
 from lore.curator.rules.supersession import RULE as REPLACEMENT_RULE
 from lore.curator.rules.supersession import suggested_line
 from lore.note.model import what_summary
+from lore.sanitize.secret_scan import mask_secrets, scan_secrets
 
 # The likeness (`similarity.likeness`, 0..1) a note that is neither verdict needs to be
 # shown. On the public eval vault (eval/, as one pull request) the hard negatives — same

@@ -7,7 +7,7 @@ filled in from `gh api user`. Then the curator checks them all together against 
 fetched default branch, so a draft that repeats another draft of the batch is flagged
 as well. The caller shows the findings and asks; `submit` then refuses a batch with a
 secret anywhere (whatever the flags) or with curator errors (unless `force`), and
-otherwise commits the notes as one change set (`lore.team.changes`) on `lore/<name>`
+otherwise commits the notes as one change set (`lore.team.proposals.changes`) on `lore/<name>`
 in a worktree of its own and publishes it like every proposal: one pull request.
 
 Once that commit exists the drafts leave the inbox, since the branch holds them; when
@@ -26,15 +26,14 @@ from lore import clock
 from lore.curator.finding import Finding
 from lore.curator.report.formats import code_fence, md_escape
 from lore.curator.run import curate
+from lore.curator.target import Drafts
 from lore.errors import ProposalError, UsageError
 from lore.files import FileLock
 from lore.note.ids import ID_PATTERN
 from lore.note.model import Note
 from lore.note.parse import inspect_note
 from lore.paths import NOTES_DIR
-from lore.team.branches import BRANCH_PREFIX, Outcome, taken_names
-from lore.team.changes import ChangeSet, free_change_name, propose_change, start_change
-from lore.team.drafts import (
+from lore.team.drafts.inbox import (
     INBOX,
     Draft,
     draft_ids,
@@ -44,13 +43,15 @@ from lore.team.drafts import (
     read_draft,
     remove_files,
 )
-from lore.team.pr_body import LORE_LABEL, pr_body, pr_labels, pr_title
+from lore.team.proposals.branches import BRANCH_PREFIX, Outcome, taken_names
+from lore.team.proposals.changes import ChangeSet, free_change_name, propose_change, start_change
+from lore.team.proposals.pr_body import LORE_LABEL, pr_body, pr_labels, pr_title
 from lore.vault import git
 from lore.vault.remote import NETWORK_TIMEOUT, github_repo
 from lore.versioned import versioned
 
 MAX_BODY_CHARS = 60_000  # GitHub refuses a pull request body over 65,536 characters
-_NAME_LIMIT = 100  # a change's name (lore.team.changes)
+_NAME_LIMIT = 100  # a change's name (lore.team.proposals.changes)
 
 
 @dataclass
@@ -180,13 +181,13 @@ def prepare(root: Path, wanted: list[str], *, timeout: float = NETWORK_TIMEOUT) 
             note = inspect_note(text.encode("utf-8"), f"{NOTES_DIR}/{note_id}.md").note
             if note is not None and not note.author:
                 if author is None:
-                    from lore.team.proposals import find_author
+                    from lore.team.proposals.note import find_author
 
                     author = find_author(root, github_repo(git.remote_url(root, "origin"))) or ""
                 if author:
                     text = _with_author(text, author)
             items.append(Ready(draft, note_id, text, note))
-        result = curate(root, drafts={i.path: i.text.encode("utf-8") for i in items}, at=base_ref)
+        result = curate(root, Drafts({i.path: i.text.encode("utf-8") for i in items}, at=base_ref))
         for item in items:
             item.preview = result.previews.get(item.path, "")
         for finding in result.findings:

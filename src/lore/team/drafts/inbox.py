@@ -1,9 +1,9 @@
 """The drafts inbox: checked notes kept on this machine until the user proposes them.
 
 `lore remember --draft`, the MCP `remember` tool with `draft: true` and `lore capture`
-save a note here instead of proposing it (`lore.team.drafts_save` checks and writes
-them); `lore drafts` lists, shows, edits, proposes (`lore.team.drafts_propose`) and
-discards them, and sweeps out old ones (`lore.team.drafts_expiry`). This module is the
+save a note here instead of proposing it (`lore.team.drafts.save` checks and writes
+them); `lore drafts` lists, shows, edits, proposes (`lore.team.drafts.propose`) and
+discards them, and sweeps out old ones (`lore.team.drafts.expiry`). This module is the
 store itself: where a draft lives, how it is read, named, locked and removed. It
 imports neither the curator nor git, so listing the inbox costs a fraction of a second
 (`bench/bench_drafts.py`).

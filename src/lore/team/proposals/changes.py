@@ -4,7 +4,7 @@ The gardener's cleanup and drift's review marks are each a `ChangeSet`: files to
 (with `git mv`, so history follows them) and files to write. `start_change` fetches the
 remote and says where the change starts; `propose_change` commits it on `lore/<name>`
 in a worktree of its own (the user's checkout is never touched) and publishes it
-through the same path as `lore remember` (`lore.team.branches`). When the push or the
+through the same path as `lore remember` (`lore.team.proposals.branches`). When the push or the
 pull request fails, the branch and its worktree stay, and the message names the
 command that finishes it (`lore garden --resume NAME`, `lore drift --resume NAME`),
 which calls `resume_change`.
@@ -20,7 +20,7 @@ from pathlib import Path
 
 from lore.errors import GitError, UsageError
 from lore.files import write_atomic
-from lore.team.branches import (
+from lore.team.proposals.branches import (
     BRANCH_PREFIX,
     REMOTE,
     Outcome,

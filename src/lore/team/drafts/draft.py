@@ -4,7 +4,7 @@ Every input becomes a `NoteInput`, then a `Note` with the date, the author and a
 `{scope}--{topic}--{date}`, rendered the way lore writes every note. The JSON an agent
 sends is checked strictly (unknown keys and wrong types are errors naming the key),
 so a typo cannot silently drop a field. Nothing here touches git: choosing an id that
-is unique in the vault, and proposing the note, is `lore.team.proposals`.
+is unique in the vault, and proposing the note, is `lore.team.proposals.note`.
 """
 
 from __future__ import annotations
@@ -225,7 +225,7 @@ def default_scope(data: NoteInput) -> str:
 
 
 def _without_secrets(text: str) -> str:
-    from lore.curator.rules.secret_scan import redact, scan_secrets
+    from lore.sanitize.secret_scan import redact, scan_secrets
 
     return redact(text, {match.value for match in scan_secrets(text)})
 
