@@ -21,7 +21,7 @@ from lore.cli.options import (
     add_yes,
 )
 from lore.cli.output import DelayedProgress, console, notice, print_json, safe
-from lore.errors import ExitCode, NoteError, UsageError
+from lore.errors import ExitCode, LoreError, NoteError, UsageError
 from lore.files import write_atomic
 from lore.note.parse import parse_note
 from lore.paths import lore_home
@@ -29,9 +29,10 @@ from lore.team.drafts.draft import split_list
 from lore.team.garden import change_json
 from lore.team.imports.batch import recheck
 from lore.team.imports.inbox import save_to_inbox
-from lore.team.imports.propose import propose_plan
+from lore.team.imports.propose import blocked, propose_plan
 from lore.team.imports.run import open_vault, plan_import
 from lore.team.proposals.changes import resume_change
+from lore.team.proposals.note import failure_json
 from lore.vaults import one_vault
 from lore.versioned import versioned
 
@@ -129,6 +130,18 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """`lore import`; with `--json`, a failure is a JSON object too (and one line on stderr)."""
+    try:
+        return _run(args)
+    except LoreError as exc:
+        if not args.json:
+            raise
+        print_json(failure_json(exc, None, "failed"))
+        sys.stderr.write(f"lore: {exc}\n")
+        return int(exc.exit_code)
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds.")
     vault = one_vault(args.vault)
@@ -157,6 +170,7 @@ def run(args: argparse.Namespace) -> int:
 
     progress = _Progress()
     try:
+        progress("Fetching the vault", 0, 0)
         view = open_vault(vault.root, timeout=args.timeout)
         plan = plan_import(
             view,
@@ -175,52 +189,59 @@ def run(args: argparse.Namespace) -> int:
             print_json(plan.to_json())
         else:
             _show_plan(plan)
-            _summary(plan, None)
+            _summary(plan, None, force=args.force)
         return ExitCode.PROBLEMS_FOUND if any(c.errors for c in plan.candidates) else ExitCode.OK
     if args.kind in MEMORY_KINDS:
         return _to_inbox(plan, args.json)
     if asking:
         if args.kind in REVIEWED:
-            if not _review(plan, view):
-                sys.stderr.write("lore: nothing was proposed.\n")
-                return ExitCode.OK
+            kept = _review(plan, view)
         else:
             _show_plan(plan)
-            if not _confirm(plan):
-                sys.stderr.write("lore: nothing was proposed.\n")
-                return ExitCode.OK
+            kept = bool(plan.candidates)
+        if not kept or not _confirm(plan, force=args.force, one_per_note=args.one_per_note):
+            sys.stderr.write("lore: nothing was proposed.\n")
+            return ExitCode.OK
 
-    result = propose_plan(
-        plan, one_per_note=args.one_per_note, force=args.force, timeout=args.timeout
-    )
+    progress = _Progress()
+    try:
+        result = propose_plan(
+            plan,
+            one_per_note=args.one_per_note,
+            force=args.force,
+            timeout=args.timeout,
+            progress=progress,
+        )
+    finally:
+        progress.close()
     if args.json:
         _print_result(plan, result)
     else:
         _show_outcomes(result.outcomes, False, result)
-        _summary(plan, result)
+        _summary(plan, result, force=args.force)
     return ExitCode.PROBLEMS_FOUND if result.left_out or result.failed else ExitCode.OK
 
 
 class _Progress:
-    """Progress of a large import on stderr when it is a terminal; nothing on a pipe."""
+    """One bar for the whole import, on stderr when it is a terminal (nothing on a pipe),
+    whose text names each stage as it starts: fetching the vault, reading the sources,
+    each step of the curator's check, proposing. Each stage is drawn at least once."""
 
     def __init__(self) -> None:
-        self._bars: dict[str, DelayedProgress] = {}
+        self._bar = DelayedProgress("Importing")
 
     def __call__(self, label: str, done: int, total: int) -> None:
-        if label not in self._bars:
-            self._bars[label] = DelayedProgress(label)
-        self._bars[label](done, total)
+        self._bar(done, total, label)
 
     def close(self) -> None:
-        for bar in self._bars.values():
-            bar.close()
+        self._bar.close()
 
 
 # ---- showing the plan ----
 
 
 def _show_plan(plan: ImportPlan) -> None:
+    """The plan as a person reads it (on stdout): each note, its findings, the skips."""
     out = console()
     base = plan.base_ref[:12]
     out.print(
@@ -253,16 +274,20 @@ def _show_plan(plan: ImportPlan) -> None:
         out.print(f"  [yellow]-[/] {safe(skip.source)}: [dim]{safe(skip.reason)}[/]")
 
 
-def _summary(plan: ImportPlan, result: ProposeResult | None) -> None:
+def _summary(plan: ImportPlan, result: ProposeResult | None, *, force: bool) -> None:
+    """What was (or would be) proposed, counted as `propose_plan` counts it."""
     out = console(stderr=True)
-    made = len(plan.candidates) - (len(result.left_out) if result is not None else 0)
+    left = result.left_out if result is not None else blocked(plan, force=force)[1]
     verb = "proposed" if result is not None else "would be proposed"
-    out.print(f"[bold]Summary[/]: {made} note(s) {verb}, {len(plan.skipped)} skipped.")
+    not_proposed = f", {len(left)} not proposed" if left else ""
+    out.print(
+        f"[bold]Summary[/]: {len(plan.candidates) - len(left)} note(s) {verb}{not_proposed}, "
+        f"{len(plan.skipped)} skipped."
+    )
     for reason, count in plan.skip_reasons().most_common():
         out.print(f"  skipped {count}: {safe(reason)}")
-    if result is not None:
-        for skip in result.left_out:
-            out.print(f"  not proposed: {safe(skip.source)}: {safe(skip.reason)}")
+    for skip in left:
+        out.print(f"  not proposed: {safe(skip.source)}: {safe(skip.reason)}")
     counts = plan.findings_by_rule()
     if counts:
         out.print(
@@ -272,15 +297,23 @@ def _summary(plan: ImportPlan, result: ProposeResult | None) -> None:
         out.print("[dim]Dry run: nothing was proposed.[/]")
 
 
-def _confirm(plan: ImportPlan) -> bool:
+def _confirm(plan: ImportPlan, *, force: bool, one_per_note: bool) -> bool:
+    """Ask to propose exactly what `propose_plan` will propose, and say what it will not."""
     from rich.prompt import Confirm
 
-    if not plan.candidates:
+    out = console()
+    ready, left = blocked(plan, force=force)
+    for skip in left:
+        out.print(f"  [red]not proposed[/] {safe(skip.source)}: {safe(skip.reason)}")
+    if not ready:
+        out.print("Nothing can be proposed.")
         return False
+    lines = len([t for t in plan.added_tags if any(t in c.note.tags for c in ready)])
+    lines += len(plan.added_repos)
+    taxonomy = f", and {lines} line(s) of _taxonomy.md" if lines else ""
+    how = f"as {len(ready)} pull requests" if one_per_note else "as one pull request"
     return Confirm.ask(
-        f"Propose {len(plan.candidates)} note(s) as one pull request?",
-        console=console(),
-        default=False,
+        f"Propose these {len(ready)} note(s){taxonomy} {how}?", console=out, default=False
     )
 
 
@@ -342,9 +375,7 @@ def _review(plan: ImportPlan, view: VaultView) -> bool:
     if changed:
         recheck(view, plan)
     _show_plan(plan)
-    from rich.prompt import Confirm
-
-    return Confirm.ask(f"Propose {len(kept)} note(s)?", console=out, default=True)
+    return True
 
 
 def _edit(candidate: Candidate) -> tuple[str, Any] | None:

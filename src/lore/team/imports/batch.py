@@ -203,7 +203,14 @@ def check_batch(
         drafts[candidate.note.path] = candidate.text.encode("utf-8")
     if not candidates:
         return {}
-    result = curate(view.root, Drafts(drafts, at=view.base_ref))
+    step = None
+    if progress is not None:
+        report = progress
+
+        def step(done: int, total: int, label: str) -> None:  # the curator's own stages
+            report(f"Checking with the curator: {label}", done, total)
+
+    result = curate(view.root, Drafts(drafts, at=view.base_ref), progress=step)
     added = [f"'{name}'" for name in (*plan.added_repos, *plan.added_tags)]
     found: dict[str, list[Finding]] = {}
     for finding in result.findings:
