@@ -6,7 +6,8 @@
 
 DIR (default `$LORE_ADR_MIRRORS`) holds one snapshot per repository as
 `DIR/<owner>+<name>/repo`, the layout the `fetch` tool leaves. The repositories are those
-of eval/curator/real/manifest.toml (the curator's real-decision eval) and of
+of eval/curator/real/manifest.toml (the curator's real-decision eval: the batches already
+read, `READ_SPLITS`; an unread batch such as held-out-6 runs only when named) and of
 eval/imports/held_out.toml (this eval's own unread batch, run with `--split
 import-held-out`). Nothing of them is committed: each snapshot is cloned sharing its
 objects (so git's history dates an ADR that carries none), only its ADR folders are
@@ -83,13 +84,18 @@ def git(args: list[str], cwd: Path) -> str:
     return done.stdout.decode("utf-8", "replace")
 
 
+# The curator eval's batches that have been read (eval/README.md); a later one stays
+# unread until its own first run, so a run without --split leaves it out.
+READ_SPLITS = ("tune", "held-out", "held-out-2", "held-out-3", "held-out-4", "held-out-5")
+
+
 def repositories(split: str | None) -> list[dict[str, Any]]:
     """The manifest's repositories (with their split), and the held-out batch's."""
     found = list(tomllib.loads(MANIFEST.read_text(encoding="utf-8"))["repository"])
     if HELD_OUT.exists():
         found += tomllib.loads(HELD_OUT.read_text(encoding="utf-8")).get("repository", [])
     if split is None:
-        return [r for r in found if r["split"] != "import-held-out"]
+        return [r for r in found if r["split"] in READ_SPLITS]
     return [r for r in found if r["split"] == split]
 
 

@@ -71,8 +71,9 @@ def plan_batch(
             )
         else:
             kept.append(draft)
-    if kind not in MEMORY_KINDS:  # drafts go to the inbox, which cannot carry a taxonomy line
-        plan.new_tags = {tag.name: tag.line() for tag in propose_tags(kept, view.taxonomy)}
+    inbox = kind in MEMORY_KINDS  # drafts go to the inbox, which carries no taxonomy line
+    proposed = propose_tags(kept, view.taxonomy, existing_only=inbox)
+    plan.new_tags = {tag.name: tag.line() for tag in proposed}
     for _ in range(MAX_PASSES):
         candidates = build_candidates(view, kept, resolved, author)
         _add_taxonomy(plan, view, candidates)

@@ -79,8 +79,13 @@ class NewTag:
         return line
 
 
-def propose_tags(drafts: list[Draft], taxonomy: Taxonomy | None) -> list[NewTag]:
+def propose_tags(
+    drafts: list[Draft], taxonomy: Taxonomy | None, *, existing_only: bool = False
+) -> list[NewTag]:
     """Give every untagged draft a tag, existing or new; the new tags, for `_taxonomy.md`.
+
+    `existing_only` (drafts saved to the inbox, which carries no `_taxonomy.md` line): a
+    term that names a tag of the taxonomy is taken, and a draft no tag names says so.
 
     A note's terms come from its title, and the named things of its first sentence; it
     takes the one most notes of the batch mention (so a tag serves as many as it can),
@@ -103,8 +108,10 @@ def propose_tags(drafts: list[Draft], taxonomy: Taxonomy | None) -> list[NewTag]
         section = _section_topic(draft.section)
         if section and sections[section] >= 2:  # the pieces a file groups under one heading
             kind, display = "topic", section
-        elif shared:
-            kind, display = min(shared, key=lambda t: (t[0] != "named", found.index(t)))
+        elif shared:  # the title's own terms first: it says what the note is about
+            kind, display = min(
+                shared, key=lambda t: (t not in title_terms, t[0] != "named", found.index(t))
+            )
         elif title_terms:
             kind, display = title_terms[0]
         elif _terms(lead):  # a title that names nothing ("009"): the first sentence does
@@ -115,6 +122,12 @@ def propose_tags(drafts: list[Draft], taxonomy: Taxonomy | None) -> list[NewTag]
         if not slug:
             continue
         tag = existing.get(slug)
+        if tag is None and existing_only:
+            draft.unmapped.append(
+                "no tag of the taxonomy fits: give it one when you edit the draft, or add "
+                f"one (such as {_dimension(kind, dimensions)}/{slug}) to _taxonomy.md first"
+            )
+            continue
         if tag is None:
             tag = f"{_dimension(kind, dimensions)}/{slug}"
             made.setdefault(tag, NewTag(tag, display.strip("`"), draft.title))
@@ -204,11 +217,18 @@ def _terms(title: str, *, strict: bool = False) -> list[tuple[str, str]]:
             run = []
     if run:
         named.append(" ".join(run))
-    found = [("named", " ".join(name.split()[:MAX_WORDS])) for name in named]
+    found = [
+        ("named", " ".join(name.split()[:MAX_WORDS]))
+        for name in named
+        if name.strip("`").lower() not in _RECORD_TYPES
+    ]
     topic = "" if strict else _topic(tokens)
     if topic:
         found.append(("topic", topic))
     return found
+
+
+_RECORD_TYPES = frozenset(("adr", "adrs", "rfc", "rfcs", "madr", "adr-tools"))  # the kind of text
 
 
 def _sentence_starts(text: str, tokens: list[str]) -> set[int]:
@@ -252,4 +272,10 @@ def _topic(tokens: list[str]) -> str:
         chunk.append(word)
         if len(chunk) == MAX_WORDS:
             break
+    if len(chunk) == 1:  # "Need for symmetric cryptography": the subject follows a preposition
+        rest = words[words.index(chunk[0]) + 1 :]
+        if rest and rest[0].lower() in ("for", "of", "to", "on", "in", "with"):
+            after = [w for w in rest[1:] if w.lower() not in _STOP][:MAX_WORDS]
+            if after and not any(w.isdigit() for w in after):
+                return " ".join(after)
     return " ".join(chunk or content[:MAX_WORDS])
