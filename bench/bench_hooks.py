@@ -4,6 +4,7 @@
     python bench/bench_hooks.py --sizes 1000 10000 --runs 30
     python bench/bench_hooks.py --workdir /tmp/lore-bench   # reuse generated vaults
     python bench/bench_hooks.py --session-end-only          # the nudge alone (below)
+    python bench/bench_hooks.py --baseline OTHER/.venv/bin/lore --baseline-name main
 
 For each size it generates a synthetic vault (bench/synth.py) with prompt recall
 turned on in its lore.toml, builds the index, and measures with medians:
@@ -153,6 +154,60 @@ def bench_size(size: int, workdir: Path, runs: int) -> dict[str, Any]:
     }
 
 
+def bench_against(size: int, workdir: Path, runs: int, baseline: str) -> dict[str, Any]:
+    """The cached session start and prompt recall of this lore and of another, in turns.
+
+    Both read the same vault and index (the same schema), each with its own $LORE_HOME;
+    medians of wall and CPU time, and this lore's over the other's.
+    """
+    vault = prepare(size, workdir)
+    checkout = workdir / "checkout"
+    if not (checkout / ".git").exists():
+        checkout.mkdir(parents=True, exist_ok=True)
+        git(checkout, "init", "-q")
+        git(checkout, "remote", "add", "origin", f"https://github.com/acme/{REPOS[3]}.git")
+    commands = {"this": lore_command(), "baseline": [baseline]}
+    envs = {
+        name: {
+            **os.environ,
+            "LORE_VAULT": str(vault),
+            "LORE_HOME": tempfile.mkdtemp(prefix="lore-bench-home-"),
+        }
+        for name in commands
+    }
+    start_payload = json.dumps(
+        {"session_id": "bench", "cwd": str(checkout), "hook_event_name": "SessionStart"}
+    ).encode()
+    asked = queries(max(runs, 10))
+    samples: dict[str, list[float]] = {}
+    for name, command in commands.items():  # warm: the digest cached, the index fresh
+        timed(
+            [*command, "hook", "session-start", "--agent", "claude-code"], start_payload, envs[name]
+        )
+    for index in range(runs):
+        prompt_payload = json.dumps(
+            {"session_id": "bench", "cwd": str(checkout), "prompt": asked[index]}
+        ).encode()
+        order = list(commands) if index % 2 == 0 else list(reversed(commands))
+        for hook, payload in (("session-start", start_payload), ("prompt", prompt_payload)):
+            for name in order:
+                command = [*commands[name], "hook", hook, "--agent", "claude-code"]
+                wall, cpu, _ = cpu_timed(command, payload, envs[name])
+                samples.setdefault(f"{hook}_{name}_ms", []).append(wall)
+                samples.setdefault(f"{hook}_{name}_cpu_ms", []).append(cpu)
+    row: dict[str, Any] = {"notes": size, "runs": runs}
+    row |= {key: ms(values) for key, values in samples.items()}
+    for hook in ("session-start", "prompt"):
+        row[f"{hook}_this_over_baseline"] = round(
+            row[f"{hook}_this_ms"] / row[f"{hook}_baseline_ms"], 2
+        )
+        row[f"{hook}_cpu_this_over_baseline"] = round(
+            row[f"{hook}_this_cpu_ms"] / row[f"{hook}_baseline_cpu_ms"], 2
+        )
+    row["load_average"] = round(os.getloadavg()[0], 1)
+    return row
+
+
 def bench_session_end_only(size: int, workdir: Path, runs: int) -> dict[str, Any]:
     """The nudge, next to a cached session start measured in the same loop."""
     vault = prepare(size, workdir)
@@ -243,10 +298,24 @@ def main() -> None:
     parser.add_argument(
         "--session-end-only", action="store_true", help="measure only the session-end nudge"
     )
+    parser.add_argument(
+        "--baseline",
+        help="another `lore` executable: time the cached session start and prompt recall "
+        "of both, in turns (writes hooks-vs-NAME-SIZE.json)",
+    )
+    parser.add_argument("--baseline-name", default="baseline", help="what the results call it")
     args = parser.parse_args()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="lore-bench-"))
     workdir.mkdir(parents=True, exist_ok=True)
     rows = []
+    if args.baseline:
+        for size in args.sizes:
+            row = bench_against(size, workdir, max(10, args.runs), args.baseline)
+            row["baseline"] = args.baseline_name  # a name: no path of this machine
+            rows.append(dict(row))
+            save_result(f"hooks-vs-{args.baseline_name}-{size}", row)
+        print_table(rows, list(rows[0]))
+        return
     if args.session_end_only:
         for size in args.sizes:
             row = bench_session_end_only(size, workdir, max(10, args.runs))

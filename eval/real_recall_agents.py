@@ -10,8 +10,9 @@ mode asks how well recall does on queries an agent writes, not on sentences it w
 handed. The prompts are known-item prompts over the eval's one vault of real ADRs:
 
 - `consequence`: the first prose sentence of each ADR's Consequences, which the note
-  made of it does not hold (the converter keeps the decision and its context), the
-  answer being that ADR;
+  made of it does not hold (`lore import adr` keeps the decision and its context, and
+  whatever it keeps of the Consequences is taken out of the note the eval indexes:
+  `real_recall_prompts.without_consequences`), the answer being that ADR;
 - `citation`: the eval's citation-context sentences (one ADR referring to another,
   the reference taken out), the answer being the ADR referred to.
 
@@ -22,7 +23,9 @@ The writer answers with one JSON object per line, `{"id", "query", "or": [...]}`
 words they would give `lore recall`, and up to three `--or` phrasings. The material
 quotes the ADRs, so it is written outside the repository and never committed; the
 answers are the writer's own words and are committed with the figures
-(eval/real_recall/agent-queries/NAME.jsonl).
+(eval/real_recall/agent-queries/NAME.jsonl). A prompt's id is a hash of its kind and
+its ADRs' `real_recall_prompts.prompt_key`s, so it stays while the ADRs are notes; an
+answer to a prompt a later build no longer makes is counted and left out.
 
 `--agent-queries ANSWERS` scores them. Each answered prompt is asked as an agent
 outside any repository asks (no `--repo`; every note is a decision), seven ways:
@@ -71,6 +74,7 @@ MAX_OTHER = 3  # `--or` phrasings a writer may give, as `lore recall` takes
 WAYS = ("raw", "one", "fused", "raw+fused", "baseline raw", "baseline one", "baseline fused")
 TARGETS = {"fused over raw": 0.08, "fused over baseline fused": 0.05}
 _WORD = re.compile(r"[^\W_]+")
+_PROMPT_ID = re.compile(r"^p-[0-9a-f]{8}$")
 
 TASK = """\
 # Finding a team decision with `lore recall` (blind query writing)
@@ -124,13 +128,13 @@ class AnswersError(ValueError):
 
 
 def prompts(citations: list[Any], consequences: list[Any]) -> list[Prompt]:
-    """Every prompt, with an id that names neither the note nor the repository."""
+    """Every prompt, with an id that names neither the note nor the repository: eight hex
+    digits of a hash of its kind and its two ADRs (`Query.key`: each ADR's
+    `real_recall_prompts.prompt_key`, the citing one empty for a consequence)."""
     made = []
     for kind, found in (("consequence", consequences), ("citation", citations)):
         for query in found:
-            digest = hashlib.sha256(f"{kind}|{query.citing}|{query.answer}".encode()).hexdigest()[
-                :8
-            ]
+            digest = hashlib.sha256(f"{kind}|{query.key}".encode()).hexdigest()[:8]
             made.append(Prompt(f"p-{digest}", kind, query.text, query.answer, query.citing))
     assert len({prompt.id for prompt in made}) == len(made), "two prompts share an id"
     return sorted(made, key=lambda prompt: prompt.id)
@@ -144,8 +148,12 @@ def material(all_prompts: list[Prompt], skill: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def read_answers(path: Path, known: set[str]) -> dict[str, Answer]:
-    """The writer's answers by prompt id; `AnswersError` names the line of a bad one."""
+def read_answers(path: Path, known: set[str], gone: list[str] | None = None) -> dict[str, Answer]:
+    """The writer's answers by prompt id; `AnswersError` names the line of a bad one.
+
+    An answer to a prompt not in `known` is refused, unless `gone` is given: then a
+    well-formed answer to a prompt id this build no longer makes (written for an earlier
+    build of the prompts) is added to `gone` and left out."""
     answers: dict[str, Answer] = {}
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
@@ -153,14 +161,16 @@ def read_answers(path: Path, known: set[str]) -> dict[str, Answer]:
         where = f"{path.name}, line {number}"
         try:
             data = json.loads(line)
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:
             raise AnswersError(f"{where} is not JSON ({exc.msg}).") from None
         if not isinstance(data, dict):
             raise AnswersError(f'{where} is not an object like {{"id", "query", "or"}}.')
         prompt_id, query, also = data.get("id"), data.get("query"), data.get("or", [])
-        if prompt_id not in known:
+        if prompt_id not in known and (
+            gone is None or not isinstance(prompt_id, str) or not _PROMPT_ID.match(prompt_id)
+        ):
             raise AnswersError(f"{where} answers no prompt of the material: {prompt_id!r}.")
-        if prompt_id in answers:
+        if prompt_id in answers or (gone and prompt_id in gone):
             raise AnswersError(f"{where} answers {prompt_id} a second time.")
         if not isinstance(query, str) or not query.split():
             raise AnswersError(f"{where}: query must be words for lore recall.")
@@ -172,6 +182,10 @@ def read_answers(path: Path, known: set[str]) -> dict[str, Answer]:
             or not all(isinstance(a, str) and a.split() for a in also)
         ):
             raise AnswersError(f"{where}: or must be a list of at most {MAX_OTHER} phrasings.")
+        if prompt_id not in known:
+            assert gone is not None
+            gone.append(prompt_id)
+            continue
         answers[prompt_id] = Answer(
             prompt_id, " ".join(query.split()), [" ".join(a.split()) for a in also]
         )
@@ -287,6 +301,15 @@ def report(
 
 
 def print_report(results: dict[str, Any]) -> None:
+    print(
+        f"{results['answered']} of the {results['prompts']} prompts answered and scored"
+        + (
+            f"; {results['answers_to_gone_prompts']} answers name prompts this build no "
+            "longer makes (left out)"
+            if results.get("answers_to_gone_prompts")
+            else ""
+        )
+    )
     print("| prompts | asked as | hit@1 | hit@3 | hit@10 | MRR@10 |")
     print("|---|---|---|---|---|---|")
     for kind in ("all", "consequence", "citation"):

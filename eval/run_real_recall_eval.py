@@ -5,27 +5,31 @@
     python eval/run_real_recall_eval.py --mirrors DIR --record NAME   # into results.json
 
 DIR holds the snapshots of the public ADR repositories of the curator's real-decision
-eval (eval/curator/real/manifest.toml, the `tune` and `held-out` repositories; the
-later `held-out-2` to `held-out-5` batches are kept for the curator and not read
-here), as `DIR/<owner>+<name>/repo`. Nothing of them is committed: the ADRs
-are read with `git show` at the manifest's commit and only figures are kept
-(eval/real_recall/results.json; the queries quote the ADRs, so `--show` prints them and
-they are never stored).
+eval (eval/curator/real/manifest.toml, the `tune` and `held-out` batches; the later
+batches are kept for the curator and not read here), as `DIR/<owner>+<name>/repo`
+(eval/fetch_adr_snapshots.py fetches them). Nothing of them is committed: only figures
+are kept (eval/real_recall/results.json; the queries quote the ADRs, so `--show`
+prints them and they are never stored).
 
-Nobody judged these notes for recall, so the judgement is the authors' own: where one
-ADR refers to another ("as decided in ADR-7, …", a link to its file), the sentence
-around the reference, with the reference itself taken out (its link text, the ADR's
-number, any URL), is a query whose answer is the ADR referred to. That is a known-item
-query in another author's words, the way an agent asks about a decision it has only
-heard of. The method is the citation-context one of the IR literature; it has no
-graded relevance, so the figures are hit@k and MRR@10 of the one answer.
+The notes are what `lore import adr` makes of the ADRs, as in the curator's eval
+(`real_adr_import.import_repository`: the manifest's folders at its commit, the ADRs
+the import skips left out), each written as the import renders it without `supersedes`
+or `## Related` (so every note is active), in ONE vault, a real git repository, with
+each repository as a repo of the taxonomy, as a team that keeps several repositories'
+decisions would have it. Should the import keep an ADR's Consequences (as `## Gotchas`,
+say), the note indexed here is without them (`real_recall_prompts.without_consequences`):
+the agent-query mode's consequence prompts are sentences the note must not hold.
 
-Every ADR of the fifteen repositories that is not rejected becomes a note (the same
-converter as the curator's eval: `run_real_adr_eval.note_text`, links to sibling ADRs
-as `[[id]]`, no `supersedes`, so every note is active) in ONE vault, a real git
-repository, with each repository as a repo of the taxonomy, as a team that keeps
-several repositories' decisions would have it. Each query is asked three ways, the
-citing ADR left out of the answers (it holds the very sentence):
+Nobody judged these notes for recall, so the judgement is the authors' own, read from
+the ADRs' own text and never through lore (eval/real_recall_prompts.py): where one ADR
+refers to another ("as decided in ADR-7", a link to its file), the sentence around the
+reference, with the reference itself taken out (its link text, the ADR's number, any
+URL), is a query whose answer is the ADR referred to. That is a known-item query in
+another author's words, the way an agent asks about a decision it has only heard of.
+The method is the citation-context one of the IR literature; it has no graded
+relevance, so the figures are hit@k and MRR@10 of the one answer. A reference to an
+ADR the import skips asks nothing. Each query is asked three ways, the citing ADR left
+out of the answers (it holds the very sentence):
 
 - `lore`: `lore recall` as an agent outside any repository calls it (no `--repo`);
 - `lore --repo`: with the citing ADR's repository as the current one (the repo boost);
@@ -41,13 +45,14 @@ import argparse
 import hashlib
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,187 +62,204 @@ sys.path.insert(0, str(HERE.parent / "src"))
 sys.path.insert(0, str(HERE))
 os.environ["LORE_TODAY"] = "2026-12-01"
 
-import run_real_adr_eval as adr_eval  # noqa: E402
 from lore.index.build import open_index  # noqa: E402
 from lore.recall.engine import query_terms, recall  # noqa: E402
 from lore.recall.model import RecallRequest  # noqa: E402
+from real_adr_import import ImportedAdr, git, import_repository, make_vault, taxonomy  # noqa: E402
+from real_adr_manifest import load_manifest, snapshot_dir  # noqa: E402
+from real_adr_texts import folder_paths, read_texts  # noqa: E402
+from real_recall_prompts import (  # noqa: E402
+    RawAdr,
+    citations,
+    consequence_prompt,
+    number_of,
+    prompt_key,
+    query_of,
+    read_adr,
+    references,
+    stem_of,
+    title_share,
+    without_consequences,
+    written_date,
+)
 
 RESULTS = HERE / "real_recall" / "results.json"
 SPLITS = ("tune", "held-out")  # never the later held-out batches: kept for the curator
 K = 10
-MIN_WORDS = 4  # words of three letters or more left in a query once the reference is out
-MAX_WORDS = 30
-
-_LINK = re.compile(r"!?\[([^\]\n]*)\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
-_NUMBERED = re.compile(
-    r"\b(?:ADR|AD|decision(?: record)?|record)[-_ #]?0*(\d{1,4})\b(?:[a-z])?", re.IGNORECASE
-)
-_URL = re.compile(r"<?https?://\S+>?")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[])|\n\s*\n|\n\s*[-*+]\s+|\n(?=#)")
-_WORD = re.compile(r"[^\W\d_][\w'-]*")
-_MARKUP = re.compile(r"[`*_>|#]+")
+VERSION = 2  # 1: the eval's own converter made the notes; 2: `lore import adr` makes them
+VAULT_DAY = {  # the one vault's commit, on the eval's day
+    "GIT_AUTHOR_DATE": "2026-12-01T00:00:00Z",
+    "GIT_COMMITTER_DATE": "2026-12-01T00:00:00Z",
+}
 
 
 @dataclass
 class Query:
     repo: str
-    citing: str  # the citing ADR's note id
-    answer: str  # the cited ADR's note id
+    citing: str  # the citing ADR's note id ("" for a consequence)
+    answer: str  # the note id of the ADR it should find
     text: str
-    by: str  # "link" or "number"
+    by: str  # "link", "number" or "consequence"
     title_words: float  # share of the answer's title words the query holds
+    key: str = ""  # the two ADRs' `prompt_key`s, "citing|answer": what a prompt id is made of
 
 
-def stem_of(file: str) -> str:
-    for suffix in (".html.md", ".md", ".html"):
-        file = file.removesuffix(suffix)
-    return file
+@contextmanager
+def _lore_home(folder: Path) -> Iterator[None]:
+    """`LORE_HOME` in `folder` while the imports run, as the curator's eval has it."""
+    saved = os.environ.get("LORE_HOME")
+    os.environ["LORE_HOME"] = str(folder)
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("LORE_HOME", None)
+        else:
+            os.environ["LORE_HOME"] = saved
 
 
-def _target_stem(target: str) -> str:
-    return stem_of(target.split("#", 1)[0].rstrip("/").rsplit("/", 1)[-1])
+@dataclass
+class Adr:
+    """One ADR of the eval: the note `lore import adr` made of it, the file as its authors
+    wrote it, and the name its prompts' ids are made of."""
+
+    imported: ImportedAdr
+    raw: RawAdr
+    key: str
 
 
-def sentences(text: str) -> list[str]:
-    """A section's sentences (and list items), as plain lines."""
-    parts = (re.sub(r"^\s*[-*+]\s+", "", part) for part in _SENTENCE_END.split(text))
-    return [" ".join(part.split()) for part in parts if part.strip()]
+def imported_adrs(
+    mirrors: Path, repository: dict[str, Any], scratch: Path
+) -> tuple[list[Adr], dict[str, str]] | str:
+    """Each ADR `lore import adr` keeps of the repository, in the eval's order, and the
+    files the import skipped with its reason; or why the repository cannot be read."""
+    vault = scratch / "vault"
+    make_vault(vault, repository["scope"])
+    imported = import_repository(mirrors, repository, scratch, vault)
+    if isinstance(imported, str):
+        return imported
+    texts = read_texts(mirrors, repository)
+    paths = folder_paths(mirrors, repository)
+    if isinstance(texts, str) or isinstance(paths, str):
+        return str(texts if isinstance(texts, str) else paths)
+    raw = {file: read_adr(file, text) for file, text in texts}
+    lost = [adr.file for adr in imported.adrs if adr.file not in raw]
+    if lost:  # the two readers disagree on the folders: say so, never guess
+        return f"{lost[0]} was imported but is not among the files of the manifest's folders"
+    adrs = []
+    for adr in imported.adrs:
+        named = written_date(raw[adr.file]) or _first_added(mirrors, repository, paths[adr.file])
+        key = prompt_key(repository["scope"], adr.file, named)
+        adrs.append(Adr(adr, raw[adr.file], key))
+    return adrs, imported.skipped
 
 
-def _not_prose(sentence: str) -> bool:
-    """A metadata line or table row (status, date, authors), or a later-status note."""
-    return bool(
-        adr_eval._META_LINE.match(sentence)
-        or adr_eval._LATER_STATUS.search(sentence)
-        or "|" in sentence
-        or "---" in sentence
-    )
+def _first_added(mirrors: Path, repository: dict[str, Any], path: str) -> str:
+    """The day git first recorded the file at `path` (a `prompt_key` date only)."""
+    git_dir = snapshot_dir(mirrors, repository["name"])
+    days = subprocess.run(
+        ["git", f"--git-dir={git_dir}", "log", "--format=%as", "--diff-filter=A",
+         repository["commit"], "--", path],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()  # fmt: skip
+    return days[-1] if days else "2000-01-01"
 
 
-def references(
-    sentence: str, by_stem: dict[str, str], by_number: dict[int, str]
-) -> list[tuple[str, str]]:
-    """(note id, "link" | "number") of each sibling ADR the sentence refers to."""
-    found: list[tuple[str, str]] = []
-    for match in _LINK.finditer(sentence):
-        other = by_stem.get(_target_stem(match[2]))
-        if other:
-            found.append((other, "link"))
-    plain = _LINK.sub(" ", sentence)
-    for match in _NUMBERED.finditer(plain):
-        other = by_number.get(int(match[1]))
-        if other:
-            found.append((other, "number"))
-    return list(dict.fromkeys(found))
-
-
-def query_of(sentence: str) -> str | None:
-    """The sentence with every reference taken out, or None when too little is left."""
-    text = _LINK.sub(" ", sentence)
-    text = _URL.sub(" ", text)
-    text = _NUMBERED.sub(" ", text)
-    text = _MARKUP.sub(" ", text)
-    text = re.sub(r"\[\[[^\]]*\]\]|[()\[\]{}]", " ", text)
-    words = text.split()
-    if sum(1 for w in words if len(w) >= 3 and _WORD.fullmatch(w.strip(".,;:!?\"'"))) < MIN_WORDS:
-        return None
-    return " ".join(words[:MAX_WORDS])
-
-
-def _title_share(query: str, title: str) -> float:
-    wanted = {w.lower() for w in _WORD.findall(title) if len(w) >= 3}
-    if not wanted:
-        return 0.0
-    held = {w.lower() for w in _WORD.findall(query)}
-    return len(wanted & held) / len(wanted)
-
-
-_CONSEQUENCES = re.compile(r"^(?:positive |negative )?consequences?\b", re.IGNORECASE)
-
-
-def consequence_prompt(adr: Any) -> str | None:
-    """The first prose sentence of the ADR's Consequences (references taken out), or None.
-
-    The note made of the ADR holds its decision and context, never its Consequences
-    (`run_real_adr_eval.note_text`), so the sentence is a known-item prompt in the
-    author's words that the note does not contain.
-    """
-    for heading, body in adr.sections:
-        if _CONSEQUENCES.match(heading):
-            for sentence in sentences(body):
-                if not _not_prose(sentence) and (text := query_of(sentence)) is not None:
-                    return text
-            return None
-    return None
+def _words(text: str) -> str:
+    return " ".join(text.lower().split())
 
 
 def build(
-    mirrors: Path, root: Path, consequences: list[Query] | None = None
+    mirrors: Path,
+    root: Path,
+    consequences: list[Query] | None = None,
+    *,
+    splits: Iterable[str] = SPLITS,
 ) -> tuple[list[Query], dict[str, Any]]:
-    """The one vault of every repository's ADRs at `root`, and the queries; with
+    """The one vault of every repository's imported ADRs at `root`, and the queries; with
     `consequences`, each note's Consequences prompt is added to it (`consequence_prompt`)."""
     queries: list[Query] = []
-    counts: dict[str, Any] = {"repositories": 0, "notes": 0, "missing": {}, "duplicate_ids": 0}
+    counts: dict[str, Any] = {
+        "repositories": 0,
+        "notes": 0,
+        "missing": {},
+        "skipped_by_import": {},
+        "consequence_held_by_note": 0,
+    }
     scopes: list[str] = []
     notes_dir = root / "notes"
     notes_dir.mkdir(parents=True)
-    for repository in adr_eval.load_manifest():
-        if repository["split"] not in SPLITS:
-            continue
-        adrs = adr_eval.read_repository(mirrors, repository)
-        if isinstance(adrs, str):
-            counts["missing"][repository["name"]] = adrs
-            continue
-        scope = repository["scope"]
-        scopes.append(scope)
-        counts["repositories"] += 1
-        kept = [adr for adr in adrs if not adr.rejected]
-        ids: dict[str, str] = {}
-        for adr in kept:
-            nid = adr_eval.note_id(scope, adr)
-            if nid in ids.values():
-                counts["duplicate_ids"] += 1
+    chosen = [r for r in load_manifest() if r["split"] in tuple(splits)]
+    with (
+        tempfile.TemporaryDirectory(prefix="lore-real-recall-import-") as folder,
+        _lore_home(Path(folder) / "lore-home"),
+    ):
+        for number, repository in enumerate(chosen, 1):
+            scratch = Path(folder) / str(number)
+            scratch.mkdir()
+            found = imported_adrs(mirrors, repository, scratch)
+            if isinstance(found, str):
+                counts["missing"][repository["name"]] = found
                 continue
-            ids[adr.file] = nid
-        kept = [adr for adr in kept if adr.file in ids]
-        by_stem = {stem_of(adr.file): ids[adr.file] for adr in kept}
-        numbers = Counter(adr.number for adr in kept)
-        by_number = {adr.number: ids[adr.file] for adr in kept if numbers[adr.number] == 1}
-        titles = {ids[adr.file]: adr.title for adr in kept}
-        for adr in kept:
-            nid = ids[adr.file]
-            text = adr_eval.note_text(adr, scope, by_stem, [])
-            (notes_dir / f"{nid}.md").write_text(text, encoding="utf-8")
-            counts["notes"] += 1
-            if consequences is not None:
-                prompt = consequence_prompt(adr)
-                if prompt and " ".join(prompt.lower().split()) not in " ".join(
-                    text.lower().split()
-                ):
-                    share = _title_share(prompt, titles[nid])
-                    consequences.append(Query(scope, "", nid, prompt, "consequence", share))
-            asked: set[str] = set()
-            for heading, body in [("", adr.preamble), *adr.sections]:
-                if heading.lower().startswith("status"):
-                    continue  # "superseded by ADR-9" records what happened later
-                for sentence in sentences(body):
-                    if _not_prose(sentence):
-                        continue
-                    for answer, by in references(sentence, by_stem, by_number):
-                        if answer == nid or answer in asked:
-                            continue
-                        text = query_of(sentence)
-                        if text is None:
-                            continue
-                        asked.add(answer)
-                        queries.append(
-                            Query(scope, nid, answer, text, by, _title_share(text, titles[answer]))
-                        )
-    (root / "_taxonomy.md").write_text(adr_eval.taxonomy(*scopes), encoding="utf-8")
-    adr_eval._git(root, "init", "-q", "-b", "main")
-    adr_eval._git(root, "add", "-A")
-    adr_eval._git(root, "commit", "-q", "-m", "every repository's ADRs")
+            adrs, skipped = found
+            scopes.append(repository["scope"])
+            counts["repositories"] += 1
+            for reason in skipped.values():
+                why = reason.split(":", 1)[0]
+                counts["skipped_by_import"][why] = counts["skipped_by_import"].get(why, 0) + 1
+            queries += _repository_queries(
+                repository["scope"], adrs, notes_dir, counts, consequences
+            )
+    (root / "_taxonomy.md").write_text(taxonomy(*scopes), encoding="utf-8")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "every repository's ADRs", env=VAULT_DAY)
     return queries, counts
+
+
+def _repository_queries(
+    scope: str,
+    found: list[Adr],
+    notes_dir: Path,
+    counts: dict[str, Any],
+    consequences: list[Query] | None,
+) -> list[Query]:
+    """Write the repository's notes into `notes_dir`; its citation queries (and, with
+    `consequences`, its consequence prompts added to that list)."""
+    ids = {adr.imported.file: adr.imported.id for adr in found}
+    key_of = {adr.imported.id: adr.key for adr in found}
+    by_stem = {stem_of(file): note_id for file, note_id in ids.items()}
+    numbers = Counter(number_of(file) for file in ids)
+    by_number = {number_of(f): note_id for f, note_id in ids.items() if numbers[number_of(f)] == 1}
+    titles = {adr.imported.id: adr.imported.note.title for adr in found}
+    queries: list[Query] = []
+    for each in found:
+        adr, raw = each.imported, each.raw
+        text = without_consequences(adr.text(), raw)
+        (notes_dir / f"{adr.id}.md").write_text(text, encoding="utf-8")
+        counts["notes"] += 1
+        if consequences is not None and (prompt := consequence_prompt(raw)) is not None:
+            if _words(prompt) in _words(text):
+                counts["consequence_held_by_note"] += 1
+            else:
+                share = title_share(prompt, titles[adr.id])
+                key = f"|{key_of[adr.id]}"
+                consequences.append(Query(scope, "", adr.id, prompt, "consequence", share, key))
+        asked: set[str] = set()
+        for sentence in citations(raw):
+            for answer, by in references(sentence, by_stem, by_number):
+                if answer == adr.id or answer in asked:
+                    continue
+                query = query_of(sentence)
+                if query is None:
+                    continue
+                asked.add(answer)
+                share = title_share(query, titles[answer])
+                key = f"{key_of[adr.id]}|{key_of[answer]}"
+                queries.append(Query(scope, adr.id, answer, query, by, share, key))
+    return queries
 
 
 def _rank(found: list[str], query: Query) -> int | None:
@@ -278,19 +300,19 @@ def figures(ranks: list[int | None]) -> dict[str, float]:
     return {"hit@1": hit(1), "hit@3": hit(3), "hit@10": hit(10), "mrr@10": round(mrr, 3)}
 
 
-def evaluate(mirrors: Path) -> dict[str, Any]:
+def evaluate(mirrors: Path, splits: Iterable[str] = SPLITS) -> dict[str, Any]:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="lore-real-recall-") as folder:
-        root = Path(folder)
-        queries, counts = build(mirrors, root)
+        root = Path(folder) / "vault"
+        queries, counts = build(mirrors, root, splits=splits)
         if not queries:
-            return {"version": 1, **counts, "queries": 0}
+            return {"version": VERSION, **counts, "queries": 0}
         ranks = ask(root, queries)
     per_repo = Counter(q.repo for q in queries)
     easy = [i for i, q in enumerate(queries) if q.title_words >= 0.5]
     hard = [i for i, q in enumerate(queries) if q.title_words < 0.5]
     results: dict[str, Any] = {
-        "version": 1,
+        "version": VERSION,
         "today": os.environ["LORE_TODAY"],
         "seconds": round(time.perf_counter() - started, 1),
         **counts,
@@ -346,15 +368,18 @@ def agent_mode(
     material: Path | None = None,
     answers: Path | None = None,
     written_by: str | None = None,
+    splits: Iterable[str] = SPLITS,
 ) -> dict[str, Any] | None:
     """The agent-query mode (eval/real_recall_agents.py): write the blind writer's
-    material to `material`, or score the writer's `answers`."""
+    material to `material`, or score the writer's `answers`. Answers to prompts this build
+    no longer makes (their ADR is no longer a note, or its sentence changed) are counted
+    and left out: only the prompts that still exist are scored."""
     import real_recall_agents as agents
 
     with tempfile.TemporaryDirectory(prefix="lore-real-recall-") as folder:
-        root = Path(folder)
+        root = Path(folder) / "vault"
         consequences: list[Query] = []
-        citations, counts = build(mirrors, root, consequences)
+        citations, counts = build(mirrors, root, consequences, splits=splits)
         made = agents.prompts(citations, consequences)
         if material is not None:
             skill = agents.SKILL.read_text(encoding="utf-8")
@@ -366,21 +391,23 @@ def agent_mode(
             )
             return None
         assert answers is not None
-        given = agents.read_answers(answers, {prompt.id for prompt in made})
+        gone: list[str] = []
+        given = agents.read_answers(answers, {prompt.id for prompt in made}, gone=gone)
         asked = [(prompt, given[prompt.id]) for prompt in made if prompt.id in given]
         if not asked:
-            raise SystemExit(f"{answers} answers none of the prompts.")
+            raise agents.AnswersError(f"{answers.name} answers none of the prompts.")
         conn, _ = open_index(root)
         try:
             ranks = agents.ask(root, conn, asked)
         finally:
             conn.close()
     return {
-        "version": 1,
+        "version": VERSION,
         "today": os.environ["LORE_TODAY"],
         **counts,
         "prompts": len(made),
         "answered": len(asked),
+        "answers_to_gone_prompts": len(gone),
         "written_by": written_by,
         "answers_sha256": hashlib.sha256(answers.read_bytes()).hexdigest(),
         **agents.report(asked, ranks),
@@ -431,17 +458,17 @@ def main() -> None:
     if args.agent_queries is not None:
         import real_recall_agents as agents
 
+        if args.record and not args.written_by:
+            parser.exit(2, "--record needs --written-by: say how the queries were written.\n")
         try:
             results = agent_mode(
                 args.mirrors, answers=args.agent_queries, written_by=args.written_by
             )
         except agents.AnswersError as exc:
-            raise SystemExit(str(exc)) from None
+            parser.exit(2, f"{exc}\n")
         assert results is not None
         agents.print_report(results)
         if args.record:
-            if not args.written_by:
-                raise SystemExit("--record needs --written-by: say how the queries were written.")
             agents.ANSWERS_DIR.mkdir(parents=True, exist_ok=True)
             kept = agents.ANSWERS_DIR / f"{args.record}.jsonl"
             kept.write_bytes(args.agent_queries.read_bytes())

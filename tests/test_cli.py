@@ -48,10 +48,18 @@ def test_every_command_has_help_and_docs(command: str, capsys: pytest.CaptureFix
     assert f"## `lore {command}" in reference, f"docs/cli.md has no section for lore {command}"
 
 
-def test_no_vault_is_a_clear_error() -> None:
-    result = run_lore("recall", "anything")
-    assert result.returncode == 2
-    assert result.stderr.startswith("lore: No vault is configured.")
+@pytest.mark.parametrize(
+    "command",
+    [["recall", "anything"], ["remember", "--title", "x", "--dry-run"], ["doctor", "--offline"]],
+)
+def test_no_vault_is_a_clear_error_that_says_how_to_get_one(
+    command: list[str], tmp_path: Path
+) -> None:
+    result = run_lore(*command, cwd=tmp_path)
+    said = result.stdout if command[0] == "doctor" else result.stderr  # doctor: a checklist
+    assert result.returncode == (1 if command[0] == "doctor" else 2), result.stderr
+    assert "No vault is configured." in said, said
+    assert "`lore connect OWNER/REPO`" in said and "`lore init`" in said, said
     assert "Traceback" not in result.stderr
 
 
@@ -237,3 +245,52 @@ def test_an_unknown_type_or_repo_filter_names_the_known_values(
     assert main(["recall", "httpx", "--vault", root, "--type", "convention", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["results"]
     assert main(["recall", "httpx", "--vault", root, "--repo", "", "--json"]) == 0
+
+
+@pytest.mark.parametrize(
+    ("command", "code", "said"),
+    [
+        (["recall", "anything", "--json"], 2, "No vault is configured."),
+        (["recall", "x", "--json", "--limit", "abc"], 2, "argument --limit: invalid int value"),
+        (["index", "--json", "--vault", "{gone}"], 2, "{gone}"),
+        (["curate", "--format", "json", "--vault", "{vault}", "notes/none.md"], 2, "none.md"),
+        (["remember", "--json", "--yes", "--title", "x", "--vault", "{vault}"], 2, "no body"),
+        (["sync", "--json", "--vault", "{gone}"], 2, "{gone}"),
+    ],
+    ids=lambda value: value[0] if isinstance(value, list) else None,
+)
+def test_an_error_under_json_is_one_json_object_on_stdout(
+    command: list[str],
+    code: int,
+    said: str,
+    make_vault: Callable[..., Vault],
+    tmp_path: Path,
+) -> None:
+    """`{"version": 1, "error", "fix", "exit_code"}` on stdout (docs/cli.md), whatever the
+    command and wherever the error comes from: a missing vault, argparse, the library."""
+    vault = make_vault()
+    values = {"vault": str(vault.root), "gone": str(tmp_path / "gone")}
+    typed = [word.format(**values) for word in command]
+    result = run_lore(*typed, cwd=tmp_path)
+    assert result.returncode == code, result.stdout + result.stderr
+    data = json.loads(result.stdout)  # one object, nothing else on stdout
+    assert list(data) == ["version", "error", "fix", "exit_code"], data
+    assert data["version"] == 1 and data["exit_code"] == code
+    assert said.format(**values) in data["error"] + (data["fix"] or ""), data
+    assert data["error"] in result.stderr  # people still read it there
+    assert "Traceback" not in result.stderr
+
+
+def test_an_internal_error_under_json_names_the_log(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from lore.cli import taxonomy_cmd
+
+    def broken(args: object) -> int:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(taxonomy_cmd, "run", broken)
+    assert main(["taxonomy", "--json"]) == 3
+    data = json.loads(capsys.readouterr().out)
+    assert data["exit_code"] == 3 and "internal error (RuntimeError: a bug)" in data["error"]
+    assert "Details: " in data["error"]

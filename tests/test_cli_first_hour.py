@@ -98,10 +98,21 @@ def test_output_to_a_pipe_is_never_hard_wrapped(tmp_path: Path, isolated_home: P
     for line in made.stdout.splitlines():
         if line.startswith("  - .github/workflows/"):
             assert line.rstrip().endswith("the same in each workflow."), line
-    assert f"`lore connect {deep}`" in made.stdout  # one line, however long
+    assert f"--source {deep} --push`" in made.stdout  # one line, however long
     listed = run_lore("vaults")
     assert listed.returncode == 0, listed.stderr
     assert str(deep) in listed.stdout, listed.stdout
+
+
+def test_init_tells_teammates_to_connect_to_the_shared_remote(tmp_path: Path) -> None:
+    """Never to the first person's working folder, which no teammate can reach."""
+    folder = tmp_path / "team-memory"
+    done = run_lore("init", str(folder))
+    assert done.returncode == 0, done.stderr
+    advice = done.stdout.strip().splitlines()[-1]
+    assert f"lore connect {folder}" not in done.stdout, advice
+    assert f"gh repo create OWNER/NAME --private --source {folder} --push" in advice, advice
+    assert "teammates then run `lore connect OWNER/NAME`" in advice, advice
 
 
 def test_init_says_each_instruction_once(tmp_path: Path) -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -56,7 +55,7 @@ from lore.files import FileLock, LockTimeout
 import lore.files
 assert lore.files.sys.platform == {platform!r}
 try:
-    with FileLock(Path({path!r}), timeout=0.3):
+    with FileLock(Path({path!r}), timeout=0):  # one try, no waiting
         print("acquired")
 except LockTimeout:
     print("timed out")
@@ -103,7 +102,6 @@ def test_a_killed_holder_lets_go(tmp_path: Path) -> None:
     assert holder.stdout.readline().strip() == "held"
     holder.kill()
     holder.wait(timeout=60)
-    started = time.monotonic()
     again = python(TRY.format(path=path, platform=sys.platform), False, stdout=subprocess.PIPE)
     out, _ = again.communicate(timeout=60)
-    assert out.strip() == "acquired" and time.monotonic() - started < 30
+    assert out.strip() == "acquired"  # at the first try

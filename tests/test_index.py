@@ -485,11 +485,12 @@ def test_unwritable_index_folder_is_exit_2_with_the_reason(
 
     vault = make_vault(three_notes())
     block_state_dir(vault.root)
-    assert main(["index", "--rebuild", "--json", "--vault", str(vault.root)]) == 2
+    assert main(["index", "--rebuild", "--vault", str(vault.root)]) == 2
     out, err = capsys.readouterr()
     assert out == ""
-    assert err.startswith(f"lore: Cannot write the index at {index_path(vault.root)}: ")
-    assert "is a file, not a folder" in err
+    folder = index_path(vault.root).parent
+    assert err.startswith(f"lore: Cannot write lore's state folder {folder}: ")
+    assert "it is a file, not a folder" in err
     assert main(["show", "postgres--lock-timeout--2026-10-01", "--vault", str(vault.root)]) == 0
     assert "Migrations set a lock timeout" in capsys.readouterr().out
 

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from lore.cli import recall_cmd
 from lore.cli.main import build_parser
 from lore.cli.recall_args import OPTIONS, parse_plain
+from lore.errors import BadArguments
 
 PARSER = build_parser(only="recall")
 
@@ -54,7 +55,7 @@ def _argparse(argv: list[str]) -> dict[str, object] | None:
     with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
         try:
             return vars(PARSER.parse_args(["recall", *argv]))
-        except SystemExit:
+        except (SystemExit, BadArguments):  # help, or a usage error for cli.main to print
             return None
 
 

@@ -100,14 +100,18 @@ class PassCounter:
         self.runs: list[list[str | None]] = []
         self.deeper = 0
         self.reweighed = 0
+        self.split = 0  # first passes asked as (rarer) AND (common), (rarer) NOT (common)
         original = ranker.Ranker.candidates
         read_on = ranker.Pass.take_above
 
-        def counted(stages: ranker.Ranker, match: str, essential: str | None = None) -> object:
+        def counted(
+            stages: ranker.Ranker, match: str, essential: str | None = None, rest: str | None = None
+        ) -> object:
             self.runs[-1].append(essential)
             if len(self.runs[-1]) == 1:  # once a ranking
+                self.split += rest is not None
                 self.reweighed += any(ratio != 1.0 for ratio in stages.ratio.values())
-            return original(stages, match, essential)
+            return original(stages, match, essential, rest)
 
         def deeper(query: ranker.Pass, threshold: float) -> dict[int, float]:
             self.deeper += 1
@@ -178,6 +182,8 @@ def test_skipping_common_phrases_keeps_the_answer_on_a_zipf_vault(
     # Shared statistics reweigh every phrase: 2 rankings a request. Beyond those, the
     # vault's own statistics reweigh its words in most notes.
     assert counter.reweighed > len(requests) * 3, "the words in most notes were not reweighed"
+    firsts = sum(1 for runs in pruned_runs if runs[0] is not None)
+    assert counter.split == firsts, "a first pass read every row that matches the query"
     more = [runs for runs in pruned_runs if len(runs) > 1]
     assert more, "no second pass ran"
     assert all(

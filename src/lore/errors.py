@@ -18,6 +18,7 @@ class ExitCode(IntEnum):
     BAD_INPUT = 2  # bad usage or bad input the user must fix
     INTERNAL = 3  # an unexpected internal error; details in a log file
     INTERRUPTED = 130
+    READER_GONE = 141  # 128 + SIGPIPE, as a shell reports a tool its pipe's reader left
 
 
 class Stopped(KeyboardInterrupt):
@@ -110,8 +111,32 @@ class LoreError(Exception):
         return self.message
 
 
+class StateUnwritable(LoreError):
+    """lore's machine-local folder for a vault (`lore.paths.state_dir`) cannot be made or
+    written: a file or a link where the folder should be, no permission, a full disk.
+    Every command that writes there says the same sentence (`lore.vault.local_state`)."""
+
+    def __init__(self, folder: object, why: str) -> None:
+        super().__init__(
+            f"Cannot write lore's state folder {folder}: {why.rstrip('.')}.",
+            fix="Move it away or make it writable (lore creates the folder); until then "
+            "recall and show read the committed notes from the files, more slowly.",
+        )
+        self.why = why
+
+
 class UsageError(LoreError):
     """The command was called wrongly (bad flag values, missing arguments)."""
+
+
+class BadArguments(UsageError):
+    """argparse's own complaint (an unknown option, a bad value), with the usage of the
+    command that was typed, so that it reads as argparse would print it."""
+
+    def __init__(self, message: str, *, usage: str, prog: str) -> None:
+        super().__init__(message, fix=" ".join(usage.split()))
+        self.usage = usage
+        self.prog = prog
 
 
 class VaultError(LoreError):

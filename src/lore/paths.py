@@ -61,19 +61,24 @@ def log_dir() -> Path:
     return lore_home() / "logs"
 
 
-def state_dir(vault_root: Path, found: tuple[Path, Path] | None = None) -> Path:
+def state_dir(
+    vault_root: Path, found: tuple[Path, Path] | None = None, *, searched: bool = False
+) -> Path:
     """The vault's machine-local folder (see the module docstring); read from the files.
 
     `<common git dir>/lore` when `vault_root` is the top of a git work tree (what
     `git rev-parse --git-common-dir` says, without running git), else
     `$LORE_HOME/vaults/<folder name>-<8 hex digits of its resolved path>`. `found`: the
-    caller has found that `vault_root` is the top of this (work tree, git dir) already.
+    caller has found that `vault_root` is the top of this (work tree, git dir) already;
+    `searched`: the caller has looked, and it is not (`lore.vault.resolved.Vault`).
     """
     from lore.gitfiles import common_dir, find_git_dir
 
     if found is not None:
         return common_dir(found[1]) / STATE_DIR
     resolved = vault_root.resolve()
+    if searched:
+        return lore_home() / VAULTS_DIR / vault_key(resolved)
     found = find_git_dir(resolved, resolved=True)
     if found is not None and found[0] == resolved:
         return common_dir(found[1]) / STATE_DIR

@@ -141,6 +141,60 @@ def _add(taxonomy: Taxonomy, entry: Entry, path: str) -> None:
     target[entry.name] = entry
 
 
+def is_entry_name(name: str) -> bool:
+    """Whether `name` can be listed as it is: a repository (`payments-api`) or a tag of a
+    valid dimension (`tool/alembic`)."""
+    dimension, slash, leaf = name.partition("/")
+    if slash:
+        return bool(_NAME.match(dimension) and _NAME.match(leaf))
+    return bool(_NAME.match(name.lower()))
+
+
+def with_repos(text: str, repos: list[str], *, by: str) -> str:
+    """`_taxonomy.md` with a line for each repository, after the last one under `## Repos`
+    (`by`: the command that adds them, said in each line's definition)."""
+    lines = [f"- `{repo}` — The {repo} repository (added by `{by}`)." for repo in repos]
+    return _with_entries(text, "Repos", lines)
+
+
+def with_tags(text: str, tags: list[str], *, by: str) -> str:
+    """`_taxonomy.md` with a line for each `dimension/name` tag under `## dimension` (a
+    new section at the end for a dimension it does not have yet)."""
+    for dimension in dict.fromkeys(tag.partition("/")[0] for tag in tags):
+        lines = [
+            f"- `{tag}` — {tag.partition('/')[2]} (added by `{by}`; say what it covers)."
+            for tag in tags
+            if tag.partition("/")[0] == dimension
+        ]
+        text = _with_entries(text, dimension, lines)
+    return text
+
+
+def with_lines(text: str, section: str, lines: list[str]) -> str:
+    """`_taxonomy.md` with entry lines written whole (`- `name` — definition`) after the last
+    entry of `## section`, or in a new section at the end."""
+    return _with_entries(text, section, lines)
+
+
+def _with_entries(text: str, section: str, new: list[str]) -> str:
+    """`text` with `new` after the last entry of `## section`, or in a new section."""
+    lines = text.split("\n")
+    start = next(
+        (i for i, line in enumerate(lines) if line.strip().lower() == f"## {section.lower()}"),
+        None,
+    )
+    if start is None:
+        tail = [] if not lines or lines[-1] == "" else [""]
+        return "\n".join([*lines, *tail, f"## {section}", *new, ""])
+    end = start + 1
+    while end < len(lines) and not lines[end].startswith("## "):
+        end += 1
+    last = max(
+        (i for i in range(start + 1, end) if lines[i].lstrip().startswith("- `")), default=start
+    )
+    return "\n".join([*lines[: last + 1], *new, *lines[last + 1 :]])
+
+
 def read_taxonomy_text(vault_root: str) -> str | None:
     """The working-tree taxonomy file, if there is one (the index reads it from git)."""
     from pathlib import Path

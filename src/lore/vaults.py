@@ -93,7 +93,8 @@ def _env_or_default() -> VaultRef:
         )
     raise VaultError(
         "No vault is configured.",
-        fix="Pass --vault PATH, set LORE_VAULT, or try `lore demo` to create a demo vault.",
+        fix="Connect your team's vault with `lore connect OWNER/REPO`, or create one with "
+        "`lore init`; or pass --vault PATH, set LORE_VAULT, or try `lore demo`.",
     )
 
 

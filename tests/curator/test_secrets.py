@@ -133,3 +133,33 @@ def test_placeholders() -> None:
     assert is_placeholder("changeme")
     assert is_placeholder("$DB_PASSWORD")
     assert not is_placeholder(r(30))
+
+
+def test_masking_a_json_answer_masks_each_string_as_alone() -> None:
+    """`mask_secrets_in` tries on each string only the rules whose keywords appear in
+    some string of the answer: the masks are those of `mask_secrets` string by string,
+    for every rule's sample, alone and mixed with prose and look-alikes."""
+    from lore.sanitize.secret_scan import mask_secrets, mask_secrets_in
+
+    prose = ["The export job runs nightly.", "the token bucket refills", "", "ask the desk"]
+    pieces = [*SAMPLES.values(), *prose]
+    answers: list[object] = [{"results": [{"title": text, "tags": [text]}]} for text in pieces]
+    mixed = RNG.sample(pieces, len(pieces))
+    answers.append(
+        {"results": [{"snippet": a, "title": b} for a, b in zip(mixed, pieces, strict=True)]}
+    )
+    answers.append({"query": prose[0], "count": 3, "ok": True, "none": None})
+
+    def one_by_one(data: object) -> object:
+        if isinstance(data, str):
+            return mask_secrets(data)
+        if isinstance(data, dict):
+            return {key: one_by_one(value) for key, value in data.items()}
+        if isinstance(data, list):
+            return [one_by_one(value) for value in data]
+        return data
+
+    for answer in answers:
+        assert mask_secrets_in(answer) == one_by_one(answer)
+    masked = mask_secrets_in({"a": SAMPLES["secret/github-token"]})
+    assert SAMPLES["secret/github-token"].split()[1] not in str(masked)

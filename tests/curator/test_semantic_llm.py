@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -67,11 +66,13 @@ class Answering:
         self.decide: Callable[[str], Any] = judge_kafka_duplicate
         self.hang = threading.Event()  # set: the model does not answer (until released)
         self.release = threading.Event()
+        self.answered = 0
 
     def answer(self, prompt: llm.Prompt) -> str:
         self.prompts.append(prompt)
         if self.hang.is_set():
-            self.release.wait(30)
+            self.release.wait(60)  # a bound only against a test that never ends
+        self.answered += 1
         reply = self.decide(prompt.prompt or "")
         return reply if isinstance(reply, str) else json.dumps(reply)
 
@@ -190,15 +191,13 @@ def test_a_timeout_stops_the_calls(pair_vault: Vault, models: Models) -> None:
     use_llm(pair_vault, timeout_seconds=0.2)
     propose(pair_vault, {NEW: new_note(), NEAR: NEAR_NOTE})
     models.judge.hang.set()
-    started = time.monotonic()
     result = review(pair_vault)
-    elapsed = time.monotonic() - started
+    assert models.judge.answered == 0  # the review ended while the model still held its answer
     assert semantic(result) == []
     run = result.model_review
     assert run is not None and run.state == "skipped"
     assert "no answer within 0.2 seconds" in run.line
     assert len(models.judge.prompts) == 1  # the second note is not sent to a hung model
-    assert elapsed < 20  # the hung call waits 30 s; the review does not
     assert result.exit_code == 0
 
 

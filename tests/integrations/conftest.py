@@ -88,11 +88,10 @@ def payload(agent: str, event: str, cwd: Path, prompt: str = "") -> bytes:
 
 
 class HookRun:
-    def __init__(self, result: subprocess.CompletedProcess[bytes], seconds: float) -> None:
+    def __init__(self, result: subprocess.CompletedProcess[bytes]) -> None:
         self.code = result.returncode
         self.stdout = result.stdout
         self.stderr = result.stderr
-        self.seconds = seconds
 
     def json(self) -> dict[str, object]:
         data = json.loads(self.stdout)
@@ -115,20 +114,33 @@ def run_hook(
     *,
     cwd: Path | None = None,
     env: dict[str, str] | None = None,
+    watchdog: bool = True,
 ) -> HookRun:
+    """`lore hook EVENT` as an agent runs it. `watchdog=False` disarms the hook's own time
+    limit, so that a hook that waited for something the test holds would hang (and the
+    generous `timeout` below fail the test) instead of being cut short silently."""
     command = [sys.executable, "-m", "lore", "hook", event]
+    if not watchdog:
+        command[1:3] = ["-c", NO_WATCHDOG]
     if agent:
         command += ["--agent", agent]
-    started = time.perf_counter()
     result = subprocess.run(
         command,
         input=stdin,
         capture_output=True,
         cwd=cwd,
         env={**os.environ, **(env or {})},
-        timeout=60,
+        timeout=120,
     )
-    return HookRun(result, time.perf_counter() - started)
+    return HookRun(result)
+
+
+NO_WATCHDOG = (
+    "from lore.cli import hook_cmd\n"
+    "hook_cmd.HARD_LIMIT_S = 0\n"
+    "from lore.cli.main import main\n"
+    "raise SystemExit(main())\n"
+)
 
 
 def wait_for_log(home: Path, prefix: str, timeout: float = 40.0) -> str:

@@ -17,6 +17,7 @@ from lore.integrations.install.ownership import Launcher
 from lore.integrations.install.run import check, install, uninstall
 from lore.integrations.install.transaction import InstallError
 from tests.integrations.conftest import AGENTS
+from tests.support import git
 
 CONFIGS = Path(__file__).resolve().parent / "fixtures" / "configs"
 LORE = Launcher("lore", ["/opt/lore/bin/lore"])
@@ -308,3 +309,32 @@ def test_cli_install_check_and_uninstall(
     assert main(["uninstall", "gemini-cli"]) == 0
     assert "restored" in capsys.readouterr().out
     assert main(["install"]) == 2
+
+
+def test_check_reports_what_install_project_wrote_in_this_repository(
+    isolated_home: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`lore install codex --project`, then `lore install --check` in the same repository:
+    codex shows as installed there (it read "missing" unless --project was given too)."""
+    from lore.cli.main import main
+    from lore.integrations.install import ownership
+
+    monkeypatch.setattr(ownership, "current_launcher", lambda: LORE)
+    repo = tmp_path / "payments-api"
+    (repo / "src").mkdir(parents=True)
+    git(repo, "init", "-q")
+    monkeypatch.chdir(repo / "src")
+    assert main(["install", "codex", "--project", "--json"]) == 0
+    capsys.readouterr()
+    assert main(["install", "--check", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["results"]
+    project = [row for row in rows if row["scope"] == f"project {repo}"]
+    assert project and {row["agent"] for row in project} == {"codex"}, rows
+    assert {row["state"] for row in project} == {"installed"}, project
+    assert {row["state"] for row in rows if row["scope"] == "user"} == {"missing"}
+    assert main(["install", "--check"]) == 0
+    out = capsys.readouterr().out
+    assert f"codex (project {repo} scope)" in out and "claude-code (project" not in out, out

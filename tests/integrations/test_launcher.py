@@ -6,13 +6,14 @@ Tested with harmless commands (a Python one-liner that writes a file or sleeps).
 from __future__ import annotations
 
 import sys
-import time
+import threading
 from pathlib import Path
 
 import pytest
 
 from lore.files import FileLock
 from lore.integrations.launcher import launch_once, main
+from tests.held import held_command
 from tests.integrations.conftest import wait_for_log
 
 
@@ -27,12 +28,27 @@ def test_runs_the_command_detached_and_logs_it(isolated_home: Path, tmp_path: Pa
     assert target.read_text() == "ran"
 
 
-def test_never_waits_and_kills_at_the_time_limit(isolated_home: Path) -> None:
-    sleeper = [sys.executable, "-c", "import time; time.sleep(30)"]
-    started = time.perf_counter()
-    assert launch_once("sleeper", sleeper, interval_s=60, timeout_s=1)
-    assert time.perf_counter() - started < 5  # the command sleeps 30 s: it was not awaited
-    log = wait_for_log(isolated_home / "lore-home", "sleeper", timeout=15)
+def test_never_waits_for_the_command(isolated_home: Path, tmp_path: Path) -> None:
+    """The command cannot end before the test releases it, and launch_once has returned
+    before that: it did not wait (a join with a bound guards only against a hang)."""
+    release = tmp_path / "release"
+    returned: list[bool] = []
+    start = threading.Thread(
+        target=lambda: returned.append(
+            launch_once("blocked", held_command(release), interval_s=60, timeout_s=600)
+        )
+    )
+    start.start()
+    start.join(60)
+    assert returned == [True]
+    assert not (isolated_home / "lore-home" / "background" / "blocked.log").exists()
+    release.touch()
+    assert "exit 0" in wait_for_log(isolated_home / "lore-home", "blocked")
+
+
+def test_kills_the_command_at_the_time_limit(isolated_home: Path, tmp_path: Path) -> None:
+    assert launch_once("sleeper", held_command(tmp_path / "never"), interval_s=60, timeout_s=1)
+    log = wait_for_log(isolated_home / "lore-home", "sleeper")
     assert "killed at the 1 s limit" in log
 
 

@@ -330,6 +330,51 @@ def test_work_is_counted_incrementally_from_whole_lines(tmp_path: Path) -> None:
         assert state.transcript == ""
 
 
+def pretty(lines: list[str]) -> str:
+    """The same values, pretty-printed over many lines each (a writer that indents)."""
+    return "".join(json.dumps(json.loads(line), indent=2) + "\n" for line in lines)
+
+
+@pytest.mark.parametrize("agent", [name for name in AGENTS if AGENTS[name].work.tool_calls])
+def test_a_pretty_printed_transcript_counts_the_same_work(
+    agent: str, team_vault: Vault, work_repo: Path, tmp_path: Path
+) -> None:
+    """The nudge reads any valid JSON values, not only compact lines: the same session
+    written with `indent=2` is real work too (it counted none of it)."""
+    transcript = tmp_path / "t" / "session.json"
+    transcript.parent.mkdir()
+    transcript.write_text(pretty(transcript_lines(agent, 8, 2)), encoding="utf-8")
+    run = hook(["session-end", "--agent", agent], end_payload(agent, work_repo, transcript))
+    assert run.returncode == 0 and run.stderr == b""
+    assert b"lore-remember skill" in run.stdout, run.stdout
+
+
+def test_pretty_printed_work_is_counted_once_as_its_lines_arrive(tmp_path: Path) -> None:
+    from lore.integrations.nudge import count_work
+    from lore.integrations.session_state import SessionState
+
+    markers = AGENTS["claude-code"].work
+    path = tmp_path / "t.json"
+    text = pretty(transcript_lines("claude-code", 3, 1))
+    cut = text.index('"name": "Bash"')  # inside the second call, mid-line
+    path.write_text(text[:cut], encoding="utf-8")
+    state = SessionState(tmp_path / "state.json")
+    count_work(state, str(path), markers)
+    assert (state.tool_calls, state.edits) == (2, 1)  # the second call's "type" line is in
+    assert state.offset == text.rfind("\n", 0, cut) + 1  # the line being written waits
+    path.write_text(text, encoding="utf-8")
+    count_work(state, str(path), markers)
+    assert (state.tool_calls, state.edits, state.offset) == (3, 1, path.stat().st_size)
+    quoted = json.dumps({"type": "user", "text": json.dumps({"type": "tool_use"}, indent=1)})
+    path.write_text(text + quoted + "\n", encoding="utf-8")  # JSON inside a string
+    count_work(state, str(path), markers)
+    assert state.tool_calls == 3
+    one_document = json.dumps([json.loads(line) for line in transcript_lines("codex", 4, 1)])
+    path.write_text(one_document + "\n", encoding="utf-8")  # smaller: counted from the start
+    count_work(state, str(path), AGENTS["codex"].work)
+    assert (state.tool_calls, state.edits) == (4, 1)
+
+
 def test_without_a_transcript_turns_count(tmp_path: Path) -> None:
     from lore.integrations.nudge import MIN_TURNS, did_real_work
     from lore.integrations.session_state import SessionState

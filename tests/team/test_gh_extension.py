@@ -220,6 +220,118 @@ def test_the_shim_builds_its_private_environment_once_from_the_lock(
 
 
 @pytest.mark.slow
+def test_after_an_upgrade_agents_run_the_environment_they_had_and_a_person_rebuilds_it(
+    installed: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    """`gh extension upgrade` makes the private environment out of date. An agent's hook
+    and MCP server, started as the installed entries start them (the shim's own path),
+    run the environment they had and build nothing, even with no Python to build from;
+    they leave one line, which the next command a person runs prints before it builds
+    the new environment in the foreground, step by step."""
+    if not wheelhouse_has_the_lock():
+        pytest.skip(NO_WHEELHOUSE)
+    clone, env = installed
+    env = offline(env, WHEELHOUSE)
+    assert gh(["lore", "--version"], env, tmp_path).returncode == 0  # the environment it had
+    venv, log = clone / ".gh-lore-venv", clone / ".gh-lore-venv.log"
+    built = ((venv / ".stamp").read_text(), log.read_bytes())
+    git(clone, "commit", "-q", "--allow-empty", "-m", "upgrade")  # gh extension upgrade
+    agent = {**env, "GH_LORE_BASE_PYTHON": str(tmp_path / "no-python")}
+    shim = [str(clone / "gh-lore")]
+    hook = subprocess.run([*shim, "hook", "--help"], env=agent, capture_output=True,
+                          text=True, timeout=120)  # fmt: skip
+    assert hook.returncode == 0 and "session-start" in hook.stdout, hook.stderr  # lore ran
+    assert hook.stderr == ""
+    server = subprocess.run([*shim, "mcp"], input=MCP_INITIALIZE, env=agent,
+                            capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert_mcp_server_starts(server)
+    assert ((venv / ".stamp").read_text(), log.read_bytes()) == built  # nothing was built
+    assert not list(clone.glob(".gh-lore-venv.building.*"))
+    note = (clone / ".gh-lore-note").read_text().splitlines()
+    assert len(note) == 1 and "previous environment since an upgrade" in note[0], note
+    person = gh(["lore", "--version"], env, tmp_path)
+    assert person.returncode == 0 and person.stdout.strip() == "lore 0.1.0", person.stderr
+    lines = person.stderr.splitlines()
+    assert lines[0] == note[0]  # what the agents met, said once
+    assert lines[1].startswith("gh lore: setting up its Python environment")
+    assert [line.split("]")[0] for line in lines[2:]] == [
+        "gh lore: [1/3",
+        "gh lore: [2/3",
+        "gh lore: [3/3",
+    ], lines
+    assert not (clone / ".gh-lore-note").exists()
+    assert (venv / ".stamp").read_text() != built[0]
+    assert not list(clone.glob(".gh-lore-venv.previous.*"))
+
+
+def test_with_no_environment_yet_a_hook_does_nothing_at_once_and_a_person_hears_of_it(
+    installed: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    """Installed and never run by a person: a hook exits 0 silently without building
+    (no Python to build from would be an error here, and a build is minutes); the MCP
+    server says why in one line; the next command a person runs says so first."""
+    clone, env = installed
+    agent = {**env, "GH_LORE_BASE_PYTHON": str(tmp_path / "no-python")}
+    shim = [str(clone / "gh-lore")]
+    hook = subprocess.run([*shim, "hook", "session-start", "--agent", "claude-code"],
+                          input="{}", env=agent, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert (hook.returncode, hook.stdout, hook.stderr) == (0, "", "")
+    server = subprocess.run([*shim, "mcp"], input=MCP_INITIALIZE, env=agent,
+                            capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert server.returncode == 1 and server.stdout == ""
+    assert server.stderr.count("\n") == 1 and "gh lore --version" in server.stderr
+    assert not (clone / ".gh-lore-venv").exists() and not (clone / ".gh-lore-venv.log").exists()
+    assert not list(clone.glob(".gh-lore-venv.building.*"))
+    person = gh(["lore", "--version"], agent, tmp_path)
+    lines = person.stderr.splitlines()
+    assert lines[0].startswith("gh lore: an agent's mcp found no Python environment yet")
+    assert person.returncode == 2 and "needs Python 3.10" in person.stderr  # then it builds
+    assert not (clone / ".gh-lore-note").exists()
+
+
+def python_whose_venv_fails(tmp_path: Path, says: str) -> Path:
+    """A stand-in for a base Python whose `-m venv` fails (a full disk; Debian's Python
+    without python3-venv): it answers the version check as this Python does, and prints
+    `says` for `-m venv`, as those Pythons do."""
+    script = tmp_path / "python3-broken-venv"
+    base = getattr(sys, "_base_executable", sys.executable)
+    script.write_text(
+        f'#!/bin/sh\nif [ "$1" = "-m" ] && [ "$2" = "venv" ]; then\n'
+        f"    printf '%s\\n' {json.dumps(says)}\n    exit 1\nfi\nexec {base} \"$@\"\n",
+        encoding="utf-8",
+    )
+    script.chmod(0o755)
+    return script
+
+
+@pytest.mark.parametrize(
+    ("says", "python3_venv"),
+    [
+        ("Error: [Errno 28] No space left on device: '/x/.gh-lore-venv.building.1/lib'", False),
+        (
+            "The virtual environment was not created successfully because ensurepip is not "
+            "available.  On Debian/Ubuntu systems, you need to install the python3-venv "
+            "package using the following command.",
+            True,
+        ),
+    ],
+    ids=["full-disk", "no-ensurepip"],
+)
+def test_a_failed_environment_names_its_real_cause(
+    installed: tuple[Path, dict[str, str]], tmp_path: Path, says: str, python3_venv: bool
+) -> None:
+    clone, env = installed
+    broken = python_whose_venv_fails(tmp_path, says)
+    result = gh(["lore", "--version"], {**env, "GH_LORE_BASE_PYTHON": str(broken)}, tmp_path)
+    assert result.returncode == 2
+    (line,) = [x for x in result.stderr.splitlines() if "could not create a virtual" in x]
+    cause = "No space left on device" if not python3_venv else "ensurepip is not available"
+    assert cause in line, line
+    assert ("python3-venv package provides it" in line) is python3_venv, line
+    assert not (clone / ".gh-lore-venv").exists()
+
+
+@pytest.mark.slow
 def test_a_dependency_whose_hash_differs_from_the_lock_is_refused(
     installed: tuple[Path, dict[str, str]], tmp_path: Path
 ) -> None:
@@ -252,12 +364,14 @@ def test_offline_the_first_run_says_what_failed_and_how_to_use_gh_lore_python(
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert lines[0].startswith("gh lore: setting up its Python environment")
-    assert lines[1].startswith("gh lore: could not install lore and its locked dependencies")
-    assert "offline?" in lines[1] and str(clone / ".gh-lore-venv.log") in lines[1]
-    assert "requirements/gh-lore.txt" in lines[1]
-    assert "Could not find a version that satisfies the requirement" in lines[1]  # pip says
-    assert "GH_LORE_PYTHON=/path/to/python" in lines[2]
-    assert len(lines) == 3 and "Traceback" not in result.stderr
+    assert lines[1].startswith("gh lore: [1/3] creating it with ")
+    assert lines[2].startswith("gh lore: [2/3] installing the locked packages")
+    assert lines[3].startswith("gh lore: could not install lore and its locked dependencies")
+    assert "offline?" in lines[3] and str(clone / ".gh-lore-venv.log") in lines[3]
+    assert "requirements/gh-lore.txt" in lines[3]
+    assert "Could not find a version that satisfies the requirement" in lines[3]  # pip says
+    assert "GH_LORE_PYTHON=/path/to/python" in lines[4]
+    assert len(lines) == 5 and "Traceback" not in result.stderr
     assert not (clone / ".gh-lore-venv").exists()  # nothing half-built is left to be used
     assert not list(clone.glob(".gh-lore-venv.building.*"))
     # The advice works: a Python that has lore.

@@ -526,3 +526,85 @@ def test_the_author_fallback_is_a_github_handle_or_the_git_name(checkout: Path) 
     assert find_author(checkout, None) == "ada-l"
     git(checkout, "config", "github.user", "adalovelace")
     assert find_author(checkout, None) == "adalovelace"
+
+
+# ---- a repository or tag the vocabulary lacks: listed in the same pull request ----
+
+NEW_REPO_FLAGS = [
+    "--title", "Ledger workers retry with backoff",
+    "--type", "convention",
+    "--tag", "pattern/retries,tool/flyway",
+    "--repo", "ledger-worker",
+    "--what", "Ledger workers retry failed writes with exponential backoff and jitter.",
+]  # fmt: skip
+NEW_REPO_NOTE = "ledger-worker--ledger-workers-retry-with-backoff--2026-11-02"
+
+
+def test_an_unlisted_repository_and_tag_are_added_in_the_same_pull_request(
+    checkout: Path, remote: Remote, fake_gh: FakeGh, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What `lore import` does for the repositories it meets: the `_taxonomy.md` line goes
+    in the note's own pull request, and that pull request passes the curator."""
+    from lore.curator.run import curate
+    from lore.curator.target import Range
+
+    code, out, err = remember(checkout, *NEW_REPO_FLAGS, "--yes", capsys=capsys)
+    assert code == 1, out + err  # refused as it was, and told how
+    said = " ".join(err.split())
+    assert "the repository 'ledger-worker' and the tag 'tool/flyway'" in said.lower(), said
+    assert "--add-to-taxonomy" in said and lore_branches(checkout) == []
+
+    code, out, err = remember(
+        checkout, *NEW_REPO_FLAGS, "--yes", "--add-to-taxonomy", capsys=capsys
+    )
+    assert code == 0, out + err
+    branch = f"lore/{NEW_REPO_NOTE}"
+    changed = git(remote.bare, "diff", "--name-only", "main", branch).split()
+    assert changed == ["_taxonomy.md", f"notes/{NEW_REPO_NOTE}.md"]
+    taxonomy = git(remote.bare, "show", f"{branch}:_taxonomy.md")
+    assert "- `ledger-worker` — The ledger-worker repository (added by `lore remember`)." in (
+        taxonomy
+    )
+    tool = taxonomy.split("\n## tool\n", 1)[1].split("\n## ", 1)[0]
+    assert "- `tool/flyway` — flyway (added by `lore remember`; say what it covers)." in tool
+    git(checkout, "fetch", "-q")
+    review = curate(checkout, Range("origin/main", f"origin/{branch}"))
+    assert [f.rule for f in review.findings if f.is_error] == [], review.findings
+    (request,) = pr_creates(fake_gh)
+    assert "_taxonomy.md" in request[request.index("--body") + 1]
+
+
+def test_a_tag_listed_under_another_dimension_is_not_offered(
+    checkout: Path, fake_gh: FakeGh, capsys: pytest.CaptureFixture[str]
+) -> None:
+    flags = [*BASE_FLAGS[:4], "--tag", "service/retries", *BASE_FLAGS[6:]]  # pattern/retries
+    code, out, err = remember(checkout, *flags, "--dry-run", "--add-to-taxonomy", capsys=capsys)
+    assert code == 1
+    assert "taxonomy/wrong-dimension" in out and "_taxonomy.md in the same" not in out + err
+
+
+def test_a_taxonomy_line_whose_commit_failed_is_committed_by_resume(
+    checkout: Path,
+    remote: Remote,
+    fake_gh: FakeGh,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The commit fails (a signing program that refuses, as commit.gpgSign makes git run
+    it); `--resume` commits what was written, the taxonomy line first, so the note is
+    checked with it, and opens the pull request with both."""
+    for number, (key, value) in enumerate([("commit.gpgSign", "true"), ("gpg.program", "false")]):
+        monkeypatch.setenv(f"GIT_CONFIG_KEY_{number}", key)
+        monkeypatch.setenv(f"GIT_CONFIG_VALUE_{number}", value)
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "2")
+    code, out, err = remember(
+        checkout, *NEW_REPO_FLAGS, "--yes", "--add-to-taxonomy", capsys=capsys
+    )
+    assert code == 1 and "could not be committed" in " ".join(err.split()), out + err
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "0")
+    code, out, err = remember(checkout, "--resume", NEW_REPO_NOTE, capsys=capsys)
+    assert code == 0, out + err
+    branch = f"lore/{NEW_REPO_NOTE}"
+    changed = git(remote.bare, "diff", "--name-only", "main", branch).split()
+    assert changed == ["_taxonomy.md", f"notes/{NEW_REPO_NOTE}.md"]
+    assert len(pr_creates(fake_gh)) == 1

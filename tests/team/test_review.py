@@ -338,3 +338,21 @@ def test_the_review_layout_says_each_thing_once(
     assert "alike by weighted terms" not in similar  # one figure for the pair, not four
     findings = out.split("\n\n", 1)[0]
     assert "    fix: " in findings  # each finding says how to fix it
+
+
+def test_the_review_opens_with_the_verdict_and_lists_errors_first(
+    checkout: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As the pull-request comment does (`reading_order`): the verdict and the count on the
+    first line, then every error before any warning."""
+    assert main(["review", BRANCH, "--vault", str(checkout)]) == 1
+    out = capsys.readouterr().out
+    review = review_branch(checkout, BRANCH)
+    errors, warnings = review.errors, review.warnings
+    assert errors and warnings, review.findings  # both kinds, to see their order
+    first = out.splitlines()[0]
+    assert first.startswith(f"Blocked: lore curator: {errors} error"), first
+    assert f"{warnings} warning" in first and "block the merge" in first, first
+    listed = [line.split()[0] for line in out.splitlines() if line.startswith("  ")]
+    severities = [word for word in listed if word in ("error", "warning")]
+    assert severities == ["error"] * errors + ["warning"] * warnings, out

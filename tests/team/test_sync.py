@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from lore.cli.main import main
 from lore.files import FileLock
 from lore.paths import state_dir
 from lore.team.sync import sync_vault
+from tests.held import gave_up, held_program, started
 from tests.support import Vault, git, note_text
 from tests.team.conftest import Remote, snapshot
 
@@ -233,14 +233,12 @@ def test_offline_before_any_sync_says_never(
 def test_a_remote_that_does_not_answer_times_out(
     checkout: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    hang = tmp_path / "hang.sh"  # an ssh to a server that never answers
-    hang.write_text("#!/bin/sh\nexec sleep 30\n")
-    hang.chmod(0o755)
+    release = tmp_path / "release"  # an ssh to a server that answers only when released
+    hang = held_program(tmp_path / "hang.sh", release)
     git(checkout, "remote", "set-url", "origin", "ssh://git@vault.example.invalid/team.git")
     git(checkout, "config", "core.sshCommand", str(hang))
-    started = time.monotonic()
     code, result = sync(checkout, capsys, "--timeout", "1")
-    assert time.monotonic() - started < 10
+    assert started(release) and not gave_up(release)  # sync ended while ssh still waited
     assert code == 1 and result["status"] == "offline"
     assert "did not answer in time" in result["message"]
 

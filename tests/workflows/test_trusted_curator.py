@@ -125,7 +125,9 @@ def test_a_hidden_instruction_in_a_note_fails_the_check(trusted: TrustedCurator)
     assert "Ignore previous instructions" not in preview  # the agent would not get it
 
 
-def test_a_readme_typo_passes_in_about_a_second_of_curate_time(trusted: TrustedCurator) -> None:
+def test_a_readme_typo_is_checked_alone(trusted: TrustedCurator) -> None:
+    """The curate step reads what the pull request changed, not the whole vault: the work
+    is bounded by the change (one file), so it takes about a second on any vault."""
     readme = (trusted.work / "README.md").read_text(encoding="utf-8")
     fixed = readme.replace("our team's", "our teams'", 1)
     assert fixed != readme
@@ -133,9 +135,9 @@ def test_a_readme_typo_passes_in_about_a_second_of_curate_time(trusted: TrustedC
     curate = run["curate"]
     assert curate.conclusion == "success", run.log
     assert curate.step("Set up lore").outcome == "success"  # lore is always installed
-    step = curate.step(CURATE_STEP)
-    assert step.seconds < 5.0, step.seconds  # about a second; the margin is the loaded machine
-    assert trusted.findings(run)["summary"]["errors"] == 0
+    assert curate.step(CURATE_STEP).outcome == "success"
+    summary = trusted.findings(run)["summary"]
+    assert (summary["errors"], summary["checked"]) == (0, 1), summary
 
 
 def test_the_pull_request_is_read_as_data_with_no_credential_kept(

@@ -208,14 +208,15 @@ def test_the_tutorial_word_for_word(
     vault = lead.home / "team-memory"
     assert (vault / "_taxonomy.md").is_file() and "Branch protection applied" in out, out
     assert "@acme/engineering-leads" in (vault / ".github" / "CODEOWNERS").read_text()
-    # ... and makes the vocabulary theirs in a pull request, like any other change.
+    # ... and makes the vocabulary theirs in a pull request, like any other change. They
+    # list the web shop; payments-api comes with the first note that names it (step 4).
     pulls = PullRequests(tmp_path, team_bare, lore_source, installed_lore, "acme/team-memory")
     taxonomy = vault / "_taxonomy.md"
     lead.git("checkout", "-q", "-b", "vocabulary", cwd=vault)
     taxonomy.write_text(
         taxonomy.read_text(encoding="utf-8").replace(
             "- `example-service` — Replace with your repositories.",
-            "- `payments-api` — The billing API.\n- `web-app` — The web shop.",
+            "- `web-app` — The web shop.",
         ),
         encoding="utf-8",
     )
@@ -256,10 +257,12 @@ def test_the_tutorial_word_for_word(
     code, out = typed(mate, walk("lore vaults"), mate.home)
     assert code == 0 and "team-memory" in out and "org" in out, out
 
-    # 4. The teammate proposes the first note, from flags, and says yes when asked.
+    # 4. The teammate proposes the first note, from flags, and says yes when asked: to
+    # list payments-api in _taxonomy.md in the same pull request, then to propose it.
     (remember,) = [command for command in commands if command.startswith("lore remember --title")]
     code, out = typed(mate, walk(remember), mate.home, answers={"[y/n]": "y"})
     assert code == 0, out
+    assert "Add the repository 'payments-api' to _taxonomy.md in the same pull request?" in out
     note_id = tutorial_example_id()
     assert f"notes/{note_id}.md" in out, f"lore made another id than the page's {note_id}:\n{out}"
     assert f"Opened {PR_URL}" in out, out
@@ -267,6 +270,8 @@ def test_the_tutorial_word_for_word(
     # 5. The vault's curator workflow checks it; the lead merges it.
     checked = pulls.curate(f"lore/{note_id}", 2)
     assert f"notes/{note_id}.md" in checked and "::error" not in checked, checked
+    added = git(team_bare, "show", f"lore/{note_id}:_taxonomy.md")
+    assert "- `payments-api` — The payments-api repository (added by `lore remember`)." in added
     pulls.merge(f"lore/{note_id}", 2)
 
     # 6. Both sync.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 from typing import Any
 
 from lore.cli.options import add_json
@@ -145,11 +146,20 @@ def run(args: argparse.Namespace) -> int:
         out.print("\n[bold]Before the first proposal, edit[/]")
         for line in once_each(result.to_edit):
             out.print(f"  - {safe(line)}")
-    out.print(
-        "\nNext: `lore remember` proposes a note; teammates run "
-        f"`lore connect {safe(args.github or str(result.path))}`."
-    )
+    out.print("\n" + safe(next_steps(args.github, str(result.path))))
     return 0
+
+
+def next_steps(github: str | None, path: str) -> str:
+    """What to do next: teammates connect to the shared remote, never to this folder."""
+    if github:
+        return f"Next: `lore remember` proposes a note; teammates run `lore connect {github}`."
+    return (
+        "Next: share the vault where your team can reach it, e.g. `gh repo create "
+        f"OWNER/NAME --private --source {shlex.quote(path)} --push` (replace OWNER/NAME); "
+        "teammates then run `lore connect OWNER/NAME`, and `lore remember` proposes notes "
+        "to it as pull requests."
+    )
 
 
 def once_each(to_edit: list[str]) -> list[str]:

@@ -104,7 +104,10 @@ def register(sub: Any, name: str, help_text: str) -> None:
     )
     if not uninstalling:
         parser.add_argument(
-            "--check", action="store_true", help="report what is installed where; change nothing"
+            "--check",
+            action="store_true",
+            help="report what is installed where (for you, and in the repository you are in); "
+            "change nothing",
         )
         parser.add_argument(
             "--no-prompt",
@@ -119,10 +122,7 @@ def register(sub: Any, name: str, help_text: str) -> None:
 def _project_root(args: argparse.Namespace) -> Path | None:
     if not args.project:
         return None
-
-    cwd = Path.cwd()
-    found = find_git_dir(cwd)
-    return found[0] if found else cwd
+    return _current_repository() or Path.cwd()
 
 
 def _launcher() -> Launcher:
@@ -199,15 +199,16 @@ def _report(args: argparse.Namespace, changes: list[Change], verb: str) -> None:
 def _check(agent: str | None, project: Path | None, as_json: bool) -> int:
     launcher = _launcher()
     agents = [agent] if agent else list(AGENT_NAMES)
-    scopes: list[tuple[str, Path | None]] = [("user", None)]
-    if project is not None:
-        scopes.append((f"project {project}", project))
-    rows = [
-        (name, scope, status)
-        for name in agents
-        for scope, root in scopes
-        for status in check(name, root, launcher)
-    ]
+    here = project or _current_repository()
+    rows = [(name, "user", status) for name in agents for status in check(name, None, launcher)]
+    if here is not None:
+        # The repository you stand in: every agent with --project, else the agents that
+        # have something of lore's in its files (`install X --project` wrote them).
+        for name in agents:
+            found = check(name, here, launcher)
+            if project is not None or any(status.state != "missing" for status in found):
+                rows += [(name, f"project {here}", status) for status in found]
+        rows.sort(key=lambda row: agents.index(row[0]))  # each agent's scopes together
     if as_json:
         print_json(check_json(launcher, rows))
         return ExitCode.OK
@@ -231,6 +232,11 @@ def _check(agent: str | None, project: Path | None, as_json: bool) -> int:
             soft_wrap=True,
         )
     return ExitCode.OK
+
+
+def _current_repository() -> Path | None:
+    found = find_git_dir(Path.cwd())
+    return found[0] if found else None
 
 
 def _home_relative(path: Path) -> str:

@@ -12,7 +12,6 @@ command module imports this one: `lore completion` is handed the whole parser
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 from collections.abc import Sequence
 
@@ -108,6 +107,15 @@ def _pick_command(argv: Sequence[str]) -> str | None:
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     command = _pick_command(args_list)
+    if command in QUIET_COMMANDS:  # they write for an agent, and catch what they must
+        return _run(command, args_list)
+    from lore.cli.pipes import reader_tolerant
+
+    with reader_tolerant():  # `lore … | head` keeps the command's own exit code
+        return _run(command, args_list)
+
+
+def _run(command: str | None, args_list: list[str]) -> int:
     try:
         if command not in _OWN_SIGNALS:
             stop_like_ctrl_c()
@@ -122,8 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             _show_index_builds()
         return int(args.handler(args))
     except LoreError as exc:
-        _print_error(str(exc))
-        return int(exc.exit_code)
+        return _failed(exc, args_list)
     except Stopped as stopped:  # the terminal closed (SIGHUP) or SIGTERM: cleaned up already
         _say_if_possible("\nStopped: nothing was left half done.\n")
         return 128 + stopped.signum
@@ -134,17 +141,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write("\nlore: cancelled: no answer was given.\n")
         return ExitCode.INTERRUPTED
     except BrokenPipeError:
-        # The reader went away (`lore recall … | head`): nothing more to say.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return ExitCode.OK
+        # A pipe lore itself writes to closed early (the streams a command prints to drop
+        # a gone reader's output, `cli.pipes`): what other tools would die of, SIGPIPE.
+        return ExitCode.READER_GONE
     except SystemExit:
         raise
     except Exception as exc:  # noqa: BLE001 - the last line of defence
         from lore.cli.crash import report_crash
 
-        _print_error(report_crash(exc))
-        return ExitCode.INTERNAL
+        return _failed(LoreError(report_crash(exc)), args_list, ExitCode.INTERNAL)
     finally:
         _show_index_builds(False)
 
@@ -193,6 +198,32 @@ def _fast_args(command: str | None, argv: list[str]) -> argparse.Namespace | Non
     from lore.cli.recall_args import parse_plain
 
     return parse_plain(argv[1:], handler=recall_cmd.run)
+
+
+def _failed(exc: LoreError, args_list: list[str], code: int | None = None) -> int:
+    """The one place an error becomes an exit code: its sentence on stderr and, when the
+    command was asked for JSON, the same as one JSON object on stdout (`error_json`)."""
+    from lore.errors import BadArguments
+
+    code = int(exc.exit_code) if code is None else code
+    if isinstance(exc, BadArguments):  # as argparse prints it, under the command's usage
+        sys.stderr.write(f"{exc.usage}{exc.prog}: error: {exc.message}\n")
+    else:
+        _print_error(str(exc))
+    if _wants_json(args_list):
+        from lore.cli.output import error_json, print_json
+
+        print_json(error_json(exc.message, exc.fix, code))
+    return code
+
+
+def _wants_json(args_list: list[str]) -> bool:
+    """`--json`, or `--format json` (`lore curate`), before any `--`."""
+    words = args_list[: args_list.index("--")] if "--" in args_list else args_list
+    pairs = zip(words, [*words[1:], ""], strict=True)
+    return "--json" in words or any(
+        word == "--format=json" or (word == "--format" and value == "json") for word, value in pairs
+    )
 
 
 def _print_error(message: str) -> None:

@@ -16,6 +16,15 @@ def print_json(data: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
+def error_json(message: str, fix: str | None, exit_code: int) -> dict[str, Any]:
+    """A command asked for JSON that failed: `{"version": 1, "error": "…", "fix": "…" or
+    null, "exit_code": N}` (docs/cli.md); `error` and `fix` as the commands' own results
+    that carry them (`lore remember --json`, the drafts) name them."""
+    from lore.versioned import versioned
+
+    return versioned({"error": message, "fix": fix, "exit_code": exit_code})
+
+
 # Wide enough for any line a command prints; what cannot be measured (a rule, a block of
 # markdown) is laid out at the terminal's width instead ($COLUMNS, else 80).
 _UNWRAPPED = 100_000

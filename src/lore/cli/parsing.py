@@ -11,7 +11,7 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Any
+    from typing import Any, NoReturn
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -70,6 +70,13 @@ class Parser(argparse.ArgumentParser):
             f" (did you mean {close}?)" if close else f" (choose from {', '.join(names)})"
         )
         raise argparse.ArgumentError(action, message)
+
+    def error(self, message: str) -> NoReturn:
+        """A usage error goes to `cli.main` like every other error (it prints it as
+        argparse would, or as JSON under --json), instead of exiting here."""
+        from lore.errors import BadArguments
+
+        raise BadArguments(message, usage=self.format_usage(), prog=self.prog)
 
     def parse_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None

@@ -168,9 +168,13 @@ def _explain(out: Console, result: RecallResult | MultiResult) -> None:
                 label += f" [dim]({safe(term.origin[6:])})[/]"
             idf = f"{term.idf:.3f}" + (" [dim](floor)[/]" if term.floored else "")
             table.add_row(label, idf, f"{term.score:.3f}")
-        own = sum(term.score for term in hit.terms)
-        if hit.replaces and hit.base_score > own + 1e-6:
-            table.add_row("bm25 via the replaced note it matched", "", f"{hit.base_score:.3f}")
+        carried = hit.from_replaced()
+        if carried:
+            table.add_row(
+                f"+ the replaced note {safe(hit.replaces or '')} matched more strongly",
+                "",
+                f"{carried:.3f}",
+            )
         table.add_row("[bold]bm25 total[/]", "", f"[bold]{hit.base_score:.3f}[/]")
         if hit.boosts is not None:
             repo_label = "× repo" + (

@@ -42,6 +42,8 @@ from lore.team.proposals.note import (
     start_proposal,
     submit,
 )
+from lore.team.proposals.unlisted import add_to_taxonomy, unlisted
+from lore.vault.resolved import Vault
 from lore.vaults import one_vault
 
 if TYPE_CHECKING:
@@ -182,6 +184,12 @@ def register(sub: Any, name: str, help_text: str) -> None:
         action="store_true",
         help="check the note and keep it in the local drafts inbox instead (`lore drafts`)",
     )
+    parser.add_argument(
+        "--add-to-taxonomy",
+        action="store_true",
+        help="list a repository or tag the note names that _taxonomy.md lacks there, in "
+        "the same pull request (on a terminal, lore asks)",
+    )
     add_yes(parser)
     add_dry_run(parser)
     add_force(parser)
@@ -288,11 +296,18 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.json and not (args.yes or args.dry_run):
         raise UsageError("--json needs --yes or --dry-run: it cannot ask for confirmation.")
-    vault = one_vault(args.vault)
-
+    vault = Vault.of(one_vault(args.vault))
     proposal = start_proposal(
-        vault.root, data, timeout=args.timeout, dry_run=args.dry_run, cwd=Path.cwd()
+        vault, data, timeout=args.timeout, dry_run=args.dry_run, cwd=Path.cwd()
     )
+    found = unlisted(proposal)
+    if found and args.add_to_taxonomy:
+        add_to_taxonomy(proposal, found)
+    elif found and not asking:  # nobody to ask: say how, as the finding's fix does not
+        proposal.notices.append(
+            f"{found.describe().capitalize()} is not in _taxonomy.md: add --add-to-taxonomy "
+            "to list it there in the same pull request."
+        )
     if args.dry_run:
         discard(proposal)
         _show_draft(proposal, args.json, dry_run=True)
@@ -300,26 +315,17 @@ def run(args: argparse.Namespace) -> int:
         return ExitCode.PROBLEMS_FOUND if blocked else ExitCode.OK
     if not args.json:
         _show_draft(proposal, False, dry_run=False)
-    if asking and not (proposal.secrets or (proposal.errors and not args.force)):
-        from rich.prompt import Confirm
-
-        # Ctrl-C, a closed terminal or SIGTERM at the prompt: nothing was agreed to, so
-        # nothing is left (lore.errors.stop_like_ctrl_c says how the signals are met).
-        with on_stop(lambda: discard(proposal)):
-            try:
-                confirmed = Confirm.ask(
-                    f"Propose {proposal.note.path} as a pull request?",
-                    console=console(),
-                    default=False,
-                )
-            except BaseException:
-                with signals_held():
-                    discard(proposal)
-                raise
-        if not confirmed:
-            discard(proposal)
-            sys.stderr.write("lore: nothing was proposed.\n")
-            return ExitCode.OK
+    if asking and found and not args.add_to_taxonomy and not proposal.secrets:
+        question = f"Add {found.describe()} to _taxonomy.md in the same pull request?"
+        if _confirmed(proposal, question):
+            add_to_taxonomy(proposal, found)
+            notice(proposal.notices[-1])
+    blocked = proposal.secrets or (proposal.errors and not args.force)
+    question = f"Propose {proposal.note.path} as a pull request?"
+    if asking and not blocked and not _confirmed(proposal, question):
+        discard(proposal)
+        sys.stderr.write("lore: nothing was proposed.\n")
+        return ExitCode.OK
     try:
         outcome = submit(proposal, force=args.force, timeout=args.timeout)
     except ProposalError as exc:
@@ -332,6 +338,20 @@ def run(args: argparse.Namespace) -> int:
         draft_file.unlink(missing_ok=True)
     _show_outcome(outcome, args.json, proposal.findings)
     return ExitCode.OK
+
+
+def _confirmed(proposal: Proposal, question: str) -> bool:
+    """Ask on the terminal. Ctrl-C, a closed terminal or SIGTERM at the prompt: nothing was
+    agreed to, so nothing is left (lore.errors.stop_like_ctrl_c says how the signals are met)."""
+    from rich.prompt import Confirm
+
+    with on_stop(lambda: discard(proposal)):
+        try:
+            return bool(Confirm.ask(question, console=console(), default=False))
+        except BaseException:
+            with signals_held():
+                discard(proposal)
+            raise
 
 
 def _save_draft(args: argparse.Namespace) -> int:
@@ -362,9 +382,9 @@ def _save_draft(args: argparse.Namespace) -> int:
 
 
 def _resume(args: argparse.Namespace) -> int:
-    vault = one_vault(args.vault)
+    vault = Vault.of(one_vault(args.vault))
     try:
-        outcome = resume(vault.root, args.resume, force=args.force, timeout=args.timeout)
+        outcome = resume(vault, args.resume, force=args.force, timeout=args.timeout)
     except ProposalError as exc:
         if args.json:
             return _json_failure(exc, None)

@@ -9,6 +9,8 @@ from typing import Any
 
 from lore.cli.options import add_json, add_no_semantic, add_vault
 from lore.cli.output import console, notice, print_json, safe
+from lore.curator.report.document import summary_line
+from lore.curator.report.markdown import reading_order
 from lore.errors import ExitCode, UsageError
 from lore.team import review
 from lore.team.review import memory_prs_json
@@ -185,20 +187,29 @@ def _agent_view(text: str, preview: str) -> str | None:
     return "\n".join(list(lines)[2:])
 
 
+def _verdict(result: Any) -> str:
+    """The first line: whether the change can be merged, and the count (as the PR comment)."""
+    line = summary_line(result)
+    if result.errors:
+        return f"[bold red]Blocked:[/] {line} Errors block the merge; fix them first."
+    if result.warnings:
+        return f"[bold yellow]Passes, with warnings:[/] {line} Warnings are yours to judge."
+    return f"[bold green]Passes:[/] {line}"
+
+
 def _show(result: Any) -> None:
     from rich.panel import Panel
 
     out = console()
+    out.print(_verdict(result))
     title = f" — {safe(result.title)}" if result.title else ""
     out.print(f"[bold]Review of {safe(result.target)}[/]{title}")
     if result.url:
         out.print(f"[dim]{safe(result.url)}[/]")
-    if not result.findings:
-        out.print("[green]The curator found nothing to fix.[/]")
     if result.model_review is not None:  # advisory: ran, ran in part, or skipped and why
         colour = "dim" if result.model_review.state == "ran" else "yellow"
         out.print(f"  [{colour}]{safe(result.model_review.line)}[/]")
-    for finding in result.findings:
+    for finding in reading_order(result.findings):
         colour = "red" if finding.is_error else "yellow"
         where = f"{finding.path}:{finding.line}" if finding.line else finding.path
         out.print(

@@ -9,7 +9,7 @@ from typing import Any
 from lore.cli.options import add_json, add_timeout, add_vault
 from lore.cli.output import console, print_json, safe
 from lore.errors import ExitCode, LoreError, UsageError
-from lore.team.sync import sync_json, sync_vaults
+from lore.team.sync import UNWRITABLE, sync_json, sync_vaults
 from lore.vaults import chosen_vaults
 
 EPILOG = """\
@@ -62,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
         raise
     results = sync_vaults(vaults, timeout=args.timeout, wait=not args.quiet)
     code = ExitCode.OK if all(result.ok for result in results) else ExitCode.PROBLEMS_FOUND
+    if any(result.status == UNWRITABLE for result in results):
+        code = ExitCode.BAD_INPUT  # a file where lore's folder goes: as every command says
     if args.quiet:
         return code
     if args.json:
@@ -78,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
         "offline": "yellow",
         "blocked": "red",
         "error": "red",
+        "unwritable": "red",
     }
     for result in results:
         colour = colours.get(result.status, "white")

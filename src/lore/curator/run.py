@@ -34,6 +34,7 @@ from lore.errors import ExitCode
 from lore.sanitize import sanitize_text
 from lore.sanitize.markdown import sanitize_markdown
 from lore.sanitize.secret_scan import redact, scan_secrets
+from lore.vault.resolved import Vault
 
 Progress = Callable[[int, int, str], None]  # (done, total, what is being done)
 
@@ -62,16 +63,17 @@ class CurateResult:
 
 
 def build_context(
-    root: Path, target: Target, *, today: str | None = None, read_vault: bool = True
+    where: Vault | Path, target: Target, *, today: str | None = None, read_vault: bool = True
 ) -> CuratorContext:
-    """The context of one review of `target`. `read_vault=False` leaves the vault's notes
-    to `with_vault`."""
+    """The context of one review of `target` in the vault (`where`: its `Vault`, or its
+    folder). `read_vault=False` leaves the vault's notes to `with_vault`."""
+    vault = Vault.of(where)
     day = today or clock.today().isoformat()
     if isinstance(target, Range):
-        return sources.context_for_range(root, target, today=day, read_vault=read_vault)
+        return sources.context_for_range(vault, target, today=day, read_vault=read_vault)
     if isinstance(target, WholeVault):
-        return sources.context_for_all(root, today=day)
-    return sources.context_for_paths(root, target, today=day, read_vault=read_vault)
+        return sources.context_for_all(vault, today=day)
+    return sources.context_for_paths(vault, target, today=day, read_vault=read_vault)
 
 
 def run_rules(context: CuratorContext, progress: Progress | None = None) -> list[Finding]:
@@ -117,7 +119,7 @@ def preview(checked: CheckedFile, secrets: Iterable[str]) -> str | None:
 
 
 def curate(
-    root: Path,
+    where: Vault | Path,
     target: Target,
     *,
     today: str | None = None,
@@ -137,10 +139,12 @@ def curate(
     alike active notes with the judgement on each pair. `use_index=False` reads the
     vault's notes from the files (into an index in memory) instead of the vault's index.
     `progress(done, total, label)` hears how far the review is (total 0: not known).
+    `where`: the vault's `Vault` (its parts found once, for every layer below), or its
+    folder.
     """
     if progress is not None:
         progress(0, 0, "Reading the notes")
-    context = build_context(root, target, today=today, read_vault=False)
+    context = build_context(where, target, today=today, read_vault=False)
     notices: list[str] = [context.settings_notice] if context.settings_notice else []
     model: list[ModelReview | None] = [None]  # the last run of `judge` (the index may heal)
 

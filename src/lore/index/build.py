@@ -31,7 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lore import clock
-from lore.errors import LoreError
+from lore.errors import LoreError, StateUnwritable
 from lore.files import FileLock, LockTimeout
 from lore.index.fill import INSERT_NOTE, fill_index, note_row, read_meta, refresh_statuses, set_meta
 from lore.index.health import (
@@ -58,8 +58,8 @@ from lore.index.schema import (
     missing_tables,
     schema_matches,
 )
-from lore.paths import index_path
 from lore.record import Record
+from lore.vault.resolved import Vault
 from lore.vault.snapshot import current_version, files_digest, scan_files
 
 TYPE_CHECKING = False
@@ -87,9 +87,20 @@ class IndexUnwritable(IndexUnavailable):
             "the committed notes from the files, more slowly.",
         )
 
+    @classmethod
+    def of_state(cls, error: StateUnwritable) -> IndexUnwritable:
+        """The state folder's own sentence (`StateUnwritable`), as an index error: the
+        readers that fall back to the files catch this one."""
+        made = cls.__new__(cls)
+        LoreError.__init__(made, error.message, fix=error.fix)
+        return made
+
 
 class IndexState(Record):
-    __slots__ = ("action", "changed", "healed", "kind", "notes", "seconds", "skipped", "version")
+    __slots__ = (
+        *("action", "changed", "healed", "kind", "meta", "notes", "seconds", "skipped"),
+        "version",
+    )
 
     def __init__(
         self,
@@ -111,6 +122,7 @@ class IndexState(Record):
         self.changed = changed
         self.seconds = seconds
         self.healed = healed  # why a damaged index was moved aside and rebuilt, or ""
+        self.meta: dict[str, str] = {}  # the meta rows these were read from, for readers
 
 
 def today_iso() -> str:
@@ -193,48 +205,58 @@ def error_kind(exc: sqlite3.Error, path: Path | None = None) -> str:
     return kind
 
 
-def is_fresh(conn: sqlite3.Connection, root: Path, today: str) -> bool:
-    meta = read_meta(conn)
+def is_fresh(conn: sqlite3.Connection, vault: Vault, today: str) -> bool:
+    return meta_is_fresh(read_meta(conn), vault, today)
+
+
+def meta_is_fresh(meta: dict[str, str], vault: Vault, today: str) -> bool:
+    """Whether an index with these meta rows serves the reviewed branch's tip (read from
+    the ref files: no process) and had its statuses computed today."""
     if meta.get("status_date") != today:
         return False
-    version = current_version(root)
+    found = vault.found
+    version = current_version(vault.root, found, vault.state_dir) if found else None
     if version is not None:
         return meta.get("kind") == "git" and meta.get("version") == version[1]
-    return meta.get("kind") == "files" and meta.get("version") == files_digest(scan_files(root))
+    digest = files_digest(scan_files(vault.root))
+    return meta.get("kind") == "files" and meta.get("version") == digest
 
 
 def open_index(
-    root: Path,
+    where: Vault | Path,
     *,
     rebuild: bool = False,
     progress: Progress | None = None,
     lock_timeout: float = 30.0,
 ) -> tuple[sqlite3.Connection, IndexState]:
-    """An up-to-date index connection for the vault at `root` and what it took.
+    """An up-to-date index connection for the vault (`where`: its `Vault`, or its folder)
+    and what it took.
 
     A damaged index is moved aside and rebuilt. Raises `IndexUnwritable` when the
     index cannot be written, `IndexUnavailable` when it cannot be used otherwise.
     """
     if not fts5_usable():
         raise IndexUnavailable(NO_FTS5)
-    path = index_path(root)
+    vault = Vault.of(where)
+    path = vault.index_path
     today = today_iso()
     if not rebuild:
         conn = _open_sound(path).conn
         if conn is not None:
             try:
-                if is_fresh(conn, root, today):
-                    return conn, index_state(conn, "fresh", 0, 0.0)
+                meta = read_meta(conn)
+                if meta_is_fresh(meta, vault, today):
+                    return conn, index_state(conn, "fresh", 0, 0.0, meta=meta)
             except sqlite3.Error:
                 pass  # looked at again under the lock
             conn.close()
     return _under_lock(
-        root, path, lock_timeout=lock_timeout, rebuild=rebuild, progress=progress, damaged=None
+        vault, path, lock_timeout=lock_timeout, rebuild=rebuild, progress=progress, damaged=None
     )
 
 
 def _under_lock(
-    root: Path,
+    vault: Vault,
     path: Path,
     *,
     lock_timeout: float,
@@ -243,19 +265,17 @@ def _under_lock(
     damaged: tuple[tuple[int, int] | None, str] | None,
 ) -> tuple[sqlite3.Connection, IndexState]:
     lock = FileLock(path.parent / "index.lock", timeout=lock_timeout)
-    try:
-        if path.parent.is_symlink() or (path.parent.exists() and not path.parent.is_dir()):
-            what = "a symbolic link" if path.parent.is_symlink() else "a file"
-            raise IndexUnwritable(
-                path,
-                f"{path.parent} is {what}, not a folder",
-                fix="Move it away (lore creates the folder); until then lore reads "
-                "the committed notes from the files, more slowly.",
-            )
-        from lore.vault.local_state import ensure_state_dir  # off the fresh path
+    from lore.vault.local_state import check_state_dir, ensure_state_dir  # off the fresh path
 
-        ensure_state_dir(root)
+    try:
+        check_state_dir(vault.root, vault.state_dir)  # a file or a link where the folder goes
+    except StateUnwritable as exc:  # the sentence every command says, as the index's error
+        raise IndexUnwritable.of_state(exc) from None
+    try:
+        ensure_state_dir(vault.root, vault.state_dir)
         lock.acquire()
+    except StateUnwritable as exc:
+        raise IndexUnwritable(path, why_unwritable(path.parent, exc.why)) from None
     except LockTimeout:
         conn = _open_sound(path).conn
         if conn is not None:  # serve the last index rather than wait longer
@@ -267,7 +287,7 @@ def _under_lock(
         raise IndexUnwritable(path, why_unwritable(path.parent, describe(exc))) from None
     try:
         return _update_locked(
-            root, path, today=today_iso(), rebuild=rebuild, progress=progress, damaged=damaged
+            vault, path, today=today_iso(), rebuild=rebuild, progress=progress, damaged=damaged
         )
     except OSError as exc:  # moving a damaged file aside
         raise IndexUnwritable(path, why_unwritable(path.parent, describe(exc))) from None
@@ -276,7 +296,7 @@ def _under_lock(
 
 
 def _update_locked(
-    root: Path,
+    vault: Vault,
     path: Path,
     *,
     today: str,
@@ -298,8 +318,9 @@ def _update_locked(
             healed = _move_aside(path, found.why)
         conn = _create(path, found.trouble == "old")
         rebuild = True
-    elif not rebuild and is_fresh(conn, root, today):
+    elif not rebuild and is_fresh(conn, vault, today):
         return conn, index_state(conn, "fresh", 0, 0.0)
+    root = vault.root
     try:
         action, changed = fill_index(conn, root, today, rebuild=rebuild, progress=progress)
     except sqlite3.Error as exc:
@@ -317,7 +338,7 @@ def _update_locked(
     return conn, index_state(conn, action, changed, time.perf_counter() - started, healed)
 
 
-def heal_index(root: Path, seen: tuple[int, int] | None, why: str) -> str:
+def heal_index(vault: Vault, seen: tuple[int, int] | None, why: str) -> str:
     """Move aside the damaged index a reader met (`seen`: its file id) and rebuild it.
 
     Under the lock; when the file is no longer the one the reader saw, another
@@ -326,8 +347,8 @@ def heal_index(root: Path, seen: tuple[int, int] | None, why: str) -> str:
     if not fts5_usable():
         raise IndexUnavailable(NO_FTS5)
     conn, state = _under_lock(
-        root,
-        index_path(root),
+        vault,
+        vault.index_path,
         lock_timeout=30.0,
         rebuild=False,
         progress=None,
@@ -427,11 +448,19 @@ def fts5_usable() -> bool:
 
 
 def index_state(
-    conn: sqlite3.Connection, action: str, changed: int, seconds: float, healed: str = ""
+    conn: sqlite3.Connection,
+    action: str,
+    changed: int,
+    seconds: float,
+    healed: str = "",
+    *,
+    meta: dict[str, str] | None = None,
 ) -> IndexState:
-    """The index's state; the counts come from the meta rows written with every update."""
-    meta = read_meta(conn)
-    return IndexState(
+    """The index's state; the counts come from the meta rows written with every update
+    (`meta`: those rows, when the caller has just read them)."""
+    if meta is None:
+        meta = read_meta(conn)
+    state = IndexState(
         action=action,
         version=meta.get("version", ""),
         kind=meta.get("kind", ""),
@@ -441,6 +470,8 @@ def index_state(
         seconds=seconds,
         healed=healed,
     )
+    state.meta = meta
+    return state
 
 
 def index_in_memory(

@@ -43,7 +43,9 @@ def get_notes(
             (json.dumps(note_ids),),
         ).fetchall()
 
-    return {row[0]: (_note(row), row[16]) for row in read_index(root, read, notices=notices)}
+    return {
+        row[0]: (_note(row), row[16]) for row in read_index(root, read, kept=True, notices=notices)
+    }
 
 
 def _note(row: Any) -> Note:
@@ -73,7 +75,7 @@ def similar_ids(
     def read(conn: sqlite3.Connection, _: IndexState) -> list[str]:
         return [r[0] for r in conn.execute("SELECT id FROM notes")]
 
-    ids = read_index(root, read, notices=notices)
+    ids = read_index(root, read, kept=True, notices=notices)
     starting = sorted(found for found in ids if found.startswith(note_id))
     if starting:  # `lore show billing--` names the ids it starts
         return starting[: max(limit, 10)]

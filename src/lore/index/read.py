@@ -26,15 +26,15 @@ from lore.index.build import (
     fts5_usable,
     heal_index,
     index_state,
-    is_fresh,
+    meta_is_fresh,
     open_index,
     today_iso,
     unavailable,
 )
-from lore.index.fill import fill_index
+from lore.index.fill import fill_index, read_meta
 from lore.index.health import DAMAGED, describe
 from lore.index.schema import create_schema
-from lore.paths import index_path
+from lore.vault.resolved import Vault
 
 TYPE_CHECKING = False  # typing costs 3 ms at start-up; mypy reads the block
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 
 
 def read_index(
-    root: Path,
+    where: Vault | Path,
     read: Callable[[sqlite3.Connection, IndexState], T],
     *,
     kept: bool = False,
@@ -59,9 +59,12 @@ def read_index(
     runs on an in-memory index of the committed files (`fallback`), or
     `IndexUnavailable` is raised. Notices for the user (a healed index, a fallback)
     are appended to `notices`. `kept`: reuse this thread's connection between calls
-    (`open_index_kept`); `read` must not keep the connection or its cursors.
+    (`open_index_kept`); `read` must not keep the connection or its cursors. `where`:
+    the vault's `Vault`, or its folder.
     """
-    path = index_path(root)
+    vault = Vault.of(where)
+    root = vault.root
+    path = vault.index_path
     trouble: IndexUnavailable | None = None
     for attempt in (1, 2):
         conn: sqlite3.Connection | None = None
@@ -69,7 +72,7 @@ def read_index(
         # the connection reads the new one, or the heal below sees the file has changed.
         seen = file_id_or_none(path)
         try:
-            conn, state = open_index_kept(root) if kept else open_index(root)
+            conn, state = open_index_kept(vault) if kept else open_index(vault)
             if state.healed and notices is not None:
                 notices.append(state.healed)
             value = read(conn, state)
@@ -81,7 +84,7 @@ def read_index(
             kind = error_kind(exc, path)
             if kind == DAMAGED and attempt == 1:
                 try:
-                    healed = heal_index(root, seen, describe(exc))
+                    healed = heal_index(vault, seen, describe(exc))
                 except IndexUnavailable as unusable:
                     trouble = unusable
                     break
@@ -125,40 +128,72 @@ def index_from_files(root: Path) -> sqlite3.Connection:
     return conn
 
 
-_KEPT: dict[int, tuple[str, sqlite3.Connection, tuple[int, int]]] = {}
+class _Kept:
+    """One thread's kept connection and what was read through it: the file it opened, and
+    the meta rows, good while SQLite's `data_version` stays (it moves only when another
+    connection writes the file). A plain class: this is on the recall path."""
+
+    __slots__ = ("conn", "data_version", "file", "meta", "path", "root")
+
+    def __init__(self, root: str, path: Path, conn: sqlite3.Connection) -> None:
+        self.root = root
+        self.path = path  # the index file: where it is does not move while the vault does not
+        self.conn = conn
+        self.file = file_id(path)
+        self.data_version = _data_version(conn)  # before the rows: a write between is seen
+        self.meta = read_meta(conn)
+
+    def still_fresh(self, vault: Vault) -> bool:
+        """Whether the kept connection still serves the vault's current index, up to date.
+
+        One `stat` (the file moved aside and rebuilt is another file), one pragma (another
+        connection wrote the file — an update, a rebuild, or damage — so it is opened and
+        checked afresh), and the reviewed branch's tip read from its ref file (a new
+        commit or a `lore sync` is seen on the next call; no process).
+        """
+        return (
+            file_id(self.path) == self.file
+            and _data_version(self.conn) == self.data_version
+            and meta_is_fresh(self.meta, vault, today_iso())
+        )
+
+
+def _data_version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA data_version").fetchone()[0])
+
+
+_KEPT: dict[int, _Kept] = {}
 MAX_KEPT = 8  # threads whose connection is kept; past that the oldest is let go
 
 
-def open_index_kept(root: Path) -> tuple[sqlite3.Connection, IndexState]:
+def open_index_kept(where: Vault | Path) -> tuple[sqlite3.Connection, IndexState]:
     """`open_index` for a process that recalls again and again, like the MCP server.
 
     The connection stays open for the calling thread's next call, which reuses it (and
-    the pages SQLite has cached) while it is the same index file and that index is
-    still fresh; otherwise it is closed and `open_index` runs as usual. The caller must
-    not close it. A connection belongs to the thread that opened it, so each thread
-    keeps its own.
+    the pages SQLite has cached, and the meta rows read through it: settings, aliases,
+    the taxonomy's vocabulary) while it is the same index file and that index is still
+    fresh (`_Kept.still_fresh`); otherwise it is closed and `open_index` runs as usual.
+    The caller must not close it. A connection belongs to the thread that opened it, so
+    each thread keeps its own.
     """
     from _thread import get_ident  # `threading` would cost a millisecond at start-up
 
+    vault = Vault.of(where)
+    root = vault.root
     thread = get_ident()
     kept = _KEPT.pop(thread, None)
     if kept is not None:
-        kept_root, conn, kept_file = kept
         try:
-            if (
-                kept_root == str(root)
-                and file_id(index_path(root)) == kept_file
-                and is_fresh(conn, root, today_iso())
-            ):
+            if kept.root == str(root) and kept.still_fresh(vault):
                 _KEPT[thread] = kept
-                return conn, index_state(conn, "fresh", 0, 0.0)
+                return kept.conn, index_state(kept.conn, "fresh", 0, 0.0, meta=kept.meta)
         except (OSError, sqlite3.Error):
             pass
-        conn.close()
-    conn, state = open_index(root)
+        kept.conn.close()
+    conn, state = open_index(vault)
     try:
-        _KEPT[thread] = (str(root), conn, file_id(index_path(root)))
-    except OSError:
+        _KEPT[thread] = _Kept(str(root), vault.index_path, conn)
+    except (OSError, sqlite3.Error):
         return conn, state  # not kept: the next call opens it again
     while len(_KEPT) > MAX_KEPT:  # another thread's, opened longest ago; closed when collected
         del _KEPT[next(iter(_KEPT))]
@@ -171,4 +206,4 @@ def forget_kept_index() -> None:
 
     kept = _KEPT.pop(get_ident(), None)
     if kept is not None:
-        kept[1].close()
+        kept.conn.close()

@@ -76,6 +76,7 @@ class VaultTools:
     def __init__(self, vault_flag: str | None, cwd: Path) -> None:
         self.vault_flag = vault_flag
         self.cwd = cwd
+        self.repo_of_cwd = RepoOfCwd(cwd)
 
     def call(self, name: str, arguments: object) -> dict[str, Any]:
         """Check the arguments against the tool's schema, then run it."""
@@ -135,9 +136,7 @@ class VaultTools:
         vaults = self._vaults()
         named = repo  # checked against the taxonomy only when the caller named it
         if repo is None:
-            from lore.vault.git import current_repo_name
-
-            repo = current_repo_name(self.cwd)
+            repo = self.repo_of_cwd.name()
         request = RecallRequest(
             query=text,
             also=others,
@@ -289,6 +288,43 @@ class VaultTools:
         return _masked(proposals_json([(name, listed)]))
 
 
+class RepoOfCwd:
+    """The repository the server runs in (`recall`'s default `repo`), as
+    `current_repo_name` says: kept while the git config it was read from is unchanged.
+
+    Finding the repository and reading its origin's URL from the config took 0.1-0.4 ms
+    a call; one `stat` of that config file tells whether the answer still holds.
+    """
+
+    def __init__(self, cwd: Path) -> None:
+        self.cwd = cwd
+        self.kept: tuple[Path, tuple[int, int, int], str | None] | None = None
+
+    def name(self) -> str | None:
+        from lore.gitfiles import common_dir, find_git_dir
+        from lore.vault.git import current_repo_name
+
+        if self.kept is not None and _signature(self.kept[0]) == self.kept[1]:
+            return self.kept[2]
+        found = find_git_dir(self.cwd)
+        name = current_repo_name(self.cwd)
+        self.kept = None
+        if found is not None:
+            config = common_dir(found[1]) / "config"
+            signature = _signature(config)
+            if signature is not None:
+                self.kept = (config, signature, name)
+        return name
+
+
+def _signature(path: Path) -> tuple[int, int, int] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_ino, stat.st_size, stat.st_mtime_ns
+
+
 def _tool_words(message: str) -> str:
     """A library message in the tool's words: `--type X` is the argument `type`."""
     for flag in ("type", "repo", "tag"):
@@ -320,11 +356,11 @@ def build_server(vault_flag: str | None = None, cwd: Path | None = None) -> Any:
     async def list_tools(ctx: Any, params: Any) -> Any:
         return listed
 
-    async def call_tool(ctx: Any, params: Any) -> Any:
-        import anyio
+    reader = Reader()
 
+    async def call_tool(ctx: Any, params: Any) -> Any:
         try:
-            data = await anyio.to_thread.run_sync(tools.call, params.name, params.arguments)
+            data = await reader.run(params.name, tools.call, params.name, params.arguments)
         except ToolFailure as failure:
             return types.CallToolResult(
                 content=[types.TextContent(type="text", text=str(failure))],
@@ -349,6 +385,36 @@ def build_server(vault_flag: str | None = None, cwd: Path | None = None) -> Any:
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
+
+
+class Reader:
+    """Where a tool call runs: the tools that read the index on one thread of their own,
+    the others (a proposal's push, the proposals' listing) on the SDK's worker threads.
+
+    A thread keeps its own index connection between calls (`read_index(kept=True)`), with
+    SQLite's cache of the pages recalls read and the index's meta rows. On the shared
+    worker threads, which also carry the stdio transport's reads and writes, successive
+    recalls met several threads, each with its own connection to open and cache to warm.
+    (`serve` runs the SDK on anyio's asyncio backend, whose loop awaits the thread.)
+    """
+
+    READS = frozenset({"recall", "get_note", "taxonomy"})
+
+    def __init__(self) -> None:
+        self.executor: Any = None
+
+    async def run(self, name: str, call: Any, *args: Any) -> Any:
+        if name not in self.READS:
+            import anyio
+
+            return await anyio.to_thread.run_sync(call, *args)
+        import asyncio
+
+        if self.executor is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lore-reads")
+        return await asyncio.wrap_future(self.executor.submit(call, *args))
 
 
 def _snake(hints: dict[str, bool]) -> dict[str, bool]:

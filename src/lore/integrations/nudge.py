@@ -11,7 +11,8 @@ request straight from here. Claude Code's `PreCompact` cannot reach the model, s
 the same question rides on the `SessionStart` that follows a compaction.
 
 Real work, counted from the session's transcript (read incrementally: each hook reads
-only the whole lines added since the last one, at most `READ_CAP` bytes):
+only the whole lines added since the last one, at most `READ_CAP` bytes; JSON compact
+or pretty-printed over many lines, `WorkMarkers`):
 
 - a file edited and at least `MIN_CALLS_WITH_EDIT` tool calls, or
 - at least `MIN_CALLS` tool calls, or
@@ -185,5 +186,5 @@ def count_work(state: SessionState, transcript: str, markers: WorkMarkers) -> No
         end = len(chunk)
     whole = chunk[:end]
     state.offset += end
-    state.tool_calls += sum(whole.count(marker) for marker in markers.tool_calls)
-    state.edits += sum(whole.count(marker) for marker in markers.edits)
+    state.tool_calls += markers.count("tool_calls", whole)
+    state.edits += markers.count("edits", whole)

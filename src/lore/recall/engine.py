@@ -39,8 +39,12 @@ def _parsed_meta(aliases: str, settings: str) -> tuple[AliasIndex, dict[str, Any
     return AliasIndex(json.loads(aliases)), json.loads(settings)
 
 
-def _meta(conn: sqlite3.Connection) -> tuple[AliasIndex, dict[str, Any], str, str]:
-    meta = dict(
+def _meta(
+    conn: sqlite3.Connection, rows: dict[str, str] | None = None
+) -> tuple[AliasIndex, dict[str, Any], str, str]:
+    """The index's aliases, settings, version and branch; from `rows` (its meta rows, as
+    `read_index` hands them to a reader) when given, else read."""
+    meta = rows or dict(
         conn.execute(
             "SELECT key, value FROM meta "
             "WHERE key IN ('aliases', 'recall_settings', 'version', 'branch')"
@@ -62,8 +66,10 @@ def recall_in_index(
     today: date | None = None,
     statistics: Statistics | None = None,
     whole_rankings: bool = False,
+    meta: dict[str, str] | None = None,
 ) -> RecallResult:
-    """Recall from an open index; `statistics` (several vaults' together) sets the idf.
+    """Recall from an open index; `statistics` (several vaults' together) sets the idf;
+    `meta`: the index's meta rows when the caller has them (`IndexState.meta`).
 
     Several phrasings (`request.also`) are each ranked on this connection and fused
     (`lore.recall.fusion`); snippets (and `--explain`'s terms) are made for the fused
@@ -72,7 +78,7 @@ def recall_in_index(
     """
     day = today or clock.today()
     if not request.also:
-        result, ranked = _ranked(conn, request, day, statistics)
+        result, ranked = _ranked(conn, request, day, statistics, meta)
         if ranked is not None:
             ranked.finish(result.hits)
         return result
@@ -81,7 +87,7 @@ def recall_in_index(
     rankers: list[_Ranked | None] = []
 
     def one(single: RecallRequest) -> RecallResult:
-        result, ranked = _ranked(conn, single, day, statistics)
+        result, ranked = _ranked(conn, single, day, statistics, meta)
         rankers.append(ranked)
         return result
 
@@ -114,10 +120,14 @@ class _Ranked(Record):
 
 
 def _ranked(
-    conn: sqlite3.Connection, request: RecallRequest, day: date, statistics: Statistics | None
+    conn: sqlite3.Connection,
+    request: RecallRequest,
+    day: date,
+    statistics: Statistics | None,
+    meta: dict[str, str] | None = None,
 ) -> tuple[RecallResult, _Ranked | None]:
     """One phrasing's hits, best first, without their snippets (None: nothing to rank)."""
-    aliases, settings, version, branch = _meta(conn)
+    aliases, settings, version, branch = _meta(conn, meta)
     plan = build_query(request.query, aliases)
     result = RecallResult(
         query=request.query,
@@ -238,8 +248,8 @@ def recall(root: Path, request: RecallRequest, check: Filters | None = None) -> 
         if check is not None and not check.empty:
             from lore.recall.filters import check_filters, stored_vocabulary
 
-            check_filters(stored_vocabulary(conn), check)
-        return recall_in_index(conn, request), state.skipped
+            check_filters(stored_vocabulary(conn, state.meta), check)
+        return recall_in_index(conn, request, meta=state.meta), state.skipped
 
     try:
         result, skipped = read_index(

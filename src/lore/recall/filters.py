@@ -14,6 +14,7 @@ when one of them has none; otherwise a name must be known to one of the vaults.
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 
 from lore.errors import UsageError
 from lore.index.schema import VOCABULARY_KEY
@@ -88,10 +89,24 @@ class Vocabulary(Record):
         )
 
 
-def stored_vocabulary(conn: sqlite3.Connection) -> Vocabulary | None:
-    """The vocabulary the index stored; None when the vault had no taxonomy."""
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (VOCABULARY_KEY,)).fetchone()
-    return Vocabulary.from_json(row[0]) if row else None
+def stored_vocabulary(
+    conn: sqlite3.Connection, meta: dict[str, str] | None = None
+) -> Vocabulary | None:
+    """The vocabulary the index stored; None when the vault had no taxonomy. `meta`: the
+    index's meta rows when the caller has them (`IndexState.meta`)."""
+    if meta:
+        text = meta.get(VOCABULARY_KEY)
+    else:
+        row = conn.execute("SELECT value FROM meta WHERE key = ?", (VOCABULARY_KEY,)).fetchone()
+        text = row[0] if row else None
+    return None if text is None else _parsed(text)
+
+
+@lru_cache(maxsize=8)
+def _parsed(text: str) -> Vocabulary | None:
+    """A stored vocabulary, parsed once per process while unchanged (the MCP server asks
+    on every call; a `Vocabulary` is never changed once made)."""
+    return Vocabulary.from_json(text)
 
 
 def from_files(root: Path) -> Vocabulary | None:

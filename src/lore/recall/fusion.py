@@ -1,17 +1,22 @@
 """Several phrasings of one question in one recall (`--or`, MCP `also`), fused by rank.
 
 An agent that names the subject in the words the team's note would use, and then tries
-other vocabulary, finds more of the notes it is after: on real decision records, two
-phrasings by one agent, fused, put the answer in the first ten for 84 % of prompts,
-against 79 % with one (the measurement issue 30 started from; the real-recall eval's
-agent-query mode, eval/README.md, measures it on lore). Each phrasing is ranked exactly
-as a query of its own (boosts, filters, aliases, active notes only), to `depth(limit)` hits, and the
-rankings are fused by reciprocal rank (Cormack, Clarke and Büttcher, SIGIR 2009): a
-note's fused score is the sum, over the phrasings that found it, of
-1 / (`RRF_K` + its rank), divided by what first place under every phrasing would give,
-so 1.0 is the best a note can score. Ranks, not BM25 scores, are added because the
-phrasings' scores are not on one scale: a phrasing of rare words scores every note it
-finds higher than one of common words.
+other vocabulary, finds more of the notes it is after in its first ten, though not at
+the top: on lore's real-recall eval (522 real ADRs imported by `lore import adr`, 585
+prompts; queries written blind by three models from the `lore-recall` skill; run
+`agent-queries-blind-2026-12-04` in eval/real_recall/results.json, eval/README.md),
+the writer's phrasings fused put the answer in the first ten for 80.2 % of prompts,
+against 77.1 % for its one query and 77.6 % for the prompt sentence itself, but their
+MRR@10 (0.561) is below the sentence's (0.592), and issue 30's target (+0.08) is not
+met.
+
+Each phrasing is ranked exactly as a query of its own (boosts, filters, aliases, active
+notes only), to `depth(limit)` hits, and the rankings are fused by reciprocal rank
+(Cormack, Clarke and Büttcher, SIGIR 2009): a note's fused score is the sum, over the
+phrasings that found it, of 1 / (`RRF_K` + its rank), divided by what first place under
+every phrasing would give, so 1.0 is the best a note can score. Ranks, not BM25
+scores, are added because the phrasings' scores are not on one scale: a phrasing of rare
+words scores every note it finds higher than one of common words.
 
 Each fused hit keeps the BM25, boosts, terms and snippet of the phrasing that ranked
 it highest (`Hit.phrasing`) and its rank under each phrasing (`Hit.ranks`), which

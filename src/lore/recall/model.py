@@ -165,6 +165,15 @@ class Hit(Record):
         self.ranks: tuple[int | None, ...] = ()
         self.phrasing = 0
 
+    def from_replaced(self) -> float:
+        """What the replaced note it answers for adds to its BM25 (`--explain`): a note that
+        replaces a match scores the stronger of the two, so when the replaced note matched
+        more strongly, its own terms plus this make the BM25 it is ranked by."""
+        own = sum(term.score for term in self.terms)
+        if not self.replaces or self.base_score <= own + 1e-9:
+            return 0.0
+        return self.base_score - own
+
     def to_json(self, *, explain: bool = False) -> dict[str, Any]:
         data: dict[str, Any] = {
             "id": self.id,
@@ -196,6 +205,7 @@ class Hit(Record):
                     }
                     for t in self.terms
                 ],
+                "from_replaced": round(self.from_replaced(), 4),
                 "boosts": {
                     "repo": round(self.boosts.repo, 4),
                     "confidence": round(self.boosts.confidence, 4),

@@ -109,6 +109,8 @@ class Ranker(Record):
         self.bm25_sql = f"bm25(notes_fts, {values})"  # numbers only, from the index's settings
         local = phrase_statistics(conn, [term.fts() for term in plan.terms])
         self.rows, self.hits = local.rows, local.hits
+        # Every first-stage query names the phrases rarest first (see `candidates`).
+        self.order = sorted(local.hits, key=lambda phrase: (local.hits[phrase], phrase))
         self.scoring = statistics or local  # what the idf comes from
         self.fts_idf = {phrase: fts5_idf(local.rows, n) for phrase, n in local.hits.items()}
         self.idf = {phrase: self.scoring.idf(phrase) for phrase in local.hits}
@@ -135,30 +137,36 @@ class Ranker(Record):
             today=self.today,
         )
 
-    def candidates(self, match: str, essential: str | None = None) -> Pass:
+    def candidates(self, match: str, essential: str | None = None, rest: str | None = None) -> Pass:
         """The matching rows by FTS5's BM25 (with column weights), best first, as a `Pass`.
 
-        With `essential`, only rows that match it are scored (see `rank`); the score is
-        still that of the whole query, so it equals what the plain query gives the row.
-        Its rows are read as they are needed: the first `CANDIDATES` (or `limit`, when
-        more are asked for), and further ones only when a bound says they could count.
+        With `essential`, only rows that match it are scored (see `rank`), through FTS5
+        expressions that name every phrase of `match` once: `essential` itself, or with
+        `rest` (the phrases it leaves out) `(essential) AND (rest)` and `(essential) NOT
+        (rest)`, one query. FTS5 adds a row's parts in the order the expression names the
+        phrases (one under `NOT` adds 0.0), the row's phrases come in `order` in each, so
+        the score is the plain query's bit for bit, and FTS5 reads only the entries they
+        need: 0.5-0.9x the time of `match`'s rows kept to `essential`'s by `rowid IN` (14
+        queries, 100,000 notes), which a filtered query still does (two expressions read
+        the filter's rows twice: 4 % more). Rows are read as needed: the first
+        `CANDIDATES` (or `limit`), more only when a bound says they could count.
         """
-        clauses = ""
-        params: list[Any] = [match]
-        if essential is not None:
-            # `+rowid` keeps SQLite from looking rows up one by one through the IN list.
-            clauses = (
-                " AND +notes_fts.rowid IN (SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?)"
-            )
-            params.append(essential)
+        one = f"SELECT notes_fts.rowid AS rowid, -{self.bm25_sql} AS s FROM notes_fts "
+        one += "WHERE notes_fts MATCH ?"
         if self.where:
-            clauses += f" AND +notes_fts.rowid IN (SELECT n.rowid FROM notes n WHERE 1{self.where})"
-            params += self.params
-        sql = (
-            f"SELECT notes_fts.rowid AS rowid, -{self.bm25_sql} AS s FROM notes_fts "
-            f"WHERE notes_fts MATCH ?{clauses}"
-        )
-        return Pass(self.conn, sql, params)
+            one += f" AND +notes_fts.rowid IN (SELECT n.rowid FROM notes n WHERE 1{self.where})"
+            if essential is not None:
+                within = "SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?"
+                one += f" AND +notes_fts.rowid IN ({within})"
+                return Pass(self.conn, one, [match, *self.params, essential])
+        if essential is None:
+            expressions = [match]
+        elif rest is None:
+            expressions = [essential]
+        else:
+            expressions = [f"({essential}) AND ({rest})", f"({essential}) NOT ({rest})"]
+        params = [value for expression in expressions for value in (expression, *self.params)]
+        return Pass(self.conn, " UNION ALL ".join([one] * len(expressions)), params)
 
     def phrase_parts(self, phrase: str, rowids: list[int]) -> list[tuple[int, float]]:
         """FTS5's BM25 of `phrase` alone for these rows: its part of their score."""
@@ -301,23 +309,27 @@ class Ranker(Record):
         ceiling = self.max_boost()
         limit = self.request.limit
         size = max(CANDIDATES, limit)
-        match = self.plan.match
+        match = " OR ".join(self.order)
         skipped = self.common_terms()
         skip = {phrase for phrase, _ in skipped}
-        scored_phrases = [t.fts() for t in self.plan.terms if t.fts() not in skip]
+        scored_phrases = [phrase for phrase in self.order if phrase not in skip]
         if skipped and not self.worth_skipping(skipped, scored_phrases, ceiling):
-            skipped, scored_phrases = [], [t.fts() for t in self.plan.terms]
+            skipped, scored_phrases = [], list(self.order)
         found: dict[int, float] = {}
         cut: list[Pass] = []  # passes left after their first rows: more may count
         deep: list[Pass] = []  # passes read on until no unread row can enter the results
+        scored = set(scored_phrases)
 
-        def start(essential: str | None) -> None:
-            query = self.candidates(match, essential)
+        def start(essential: str | None, rest: str | None = None) -> None:
+            query = self.candidates(match, essential, rest)
             found.update(query.take(size))
             if not query.done:
                 cut.append(query)
 
-        start(" OR ".join(scored_phrases) if skipped else None)
+        if skipped:  # the skipped phrases come last in `order` (the commonest)
+            start(" OR ".join(scored_phrases), " OR ".join(p for p in self.order if p in skip))
+        else:
+            start(None)
         while True:
             bm25 = self.corrected(found)  # `score` adds the notes that replace superseded
             scores, boosts, replaced = self.score(bm25, ceiling)
@@ -344,17 +356,11 @@ class Ranker(Record):
                 continue
             if not skipped or sum(bound for _, bound in skipped) * ceiling < kth:
                 break
-            total, still_skipped = 0.0, []
-            for phrase, bound in skipped:  # least first: skip what still cannot reach kth
-                if (total + bound) * ceiling >= kth:
-                    break
-                total += bound
-                still_skipped.append((phrase, bound))
-            kept = {phrase for phrase, _ in still_skipped}
-            added = [phrase for phrase, _ in skipped if phrase not in kept]
-            start(f"({' OR '.join(added)}) NOT ({' OR '.join(scored_phrases)})")
+            added, skipped = self.next_pass(skipped, scored, kth, ceiling)
+            still = " OR ".join(p for p in self.order if p in {q for q, _ in skipped})
+            start(f"({' OR '.join(added)}) NOT ({' OR '.join(scored_phrases)})", still or None)
             scored_phrases += added
-            skipped = still_skipped
+            scored.update(added)
 
         top = sorted(scores, key=lambda rowid: (-scores[rowid], rowid))[:limit]
         rows = self.conn.execute(
@@ -371,6 +377,31 @@ class Ranker(Record):
         bodies = {row[0]: row[-1] for row in rows}
         hits.sort(key=lambda h: (-h.score, h.id))
         return hits, bodies
+
+    def next_pass(
+        self, skipped: list[tuple[str, float]], scored: set[str], kth: float, ceiling: float
+    ) -> tuple[list[str], list[tuple[str, float]]]:
+        """The phrases a further pass adds (in `order`) and those it still skips: the
+        least bounds (first in `skipped`) that together still cannot reach `kth`.
+
+        The pass names the phrases a row may have in `order` (see `candidates`), the
+        added ones first; when several vaults' idf orders the bounds otherwise than this
+        vault's counts order `order`, so that a skipped phrase would come before an added
+        one, every phrase left is added instead.
+        """
+        total, still_skipped = 0.0, []
+        for phrase, bound in skipped:  # least first: skip what still cannot reach kth
+            if (total + bound) * ceiling >= kth:
+                break
+            total += bound
+            still_skipped.append((phrase, bound))
+        kept = {phrase for phrase, _ in still_skipped}
+        left = {phrase for phrase, _ in skipped}
+        added = [p for p in self.order if p in left and p not in kept and p not in scored]
+        still = [p for p in self.order if p in kept]
+        if still and self.order.index(still[0]) < self.order.index(added[-1]):
+            return [p for p in self.order if p in left and p not in scored], []
+        return added, still_skipped
 
     def score_below(self, target: float) -> float:
         """An FTS5 score below which no row's lore BM25 reaches `target` (`left_out_bound`).
@@ -466,14 +497,14 @@ class Pass:
 
     def __init__(self, conn: sqlite3.Connection, sql: str, params: list[Any]) -> None:
         self.conn = conn
-        self.sql = sql  # "SELECT rowid, score … WHERE MATCH …" (no ORDER BY)
+        self.sql = sql  # "SELECT rowid, s … WHERE MATCH …" (no ORDER BY), or a UNION ALL
         self.params = params
         self.done = False  # every row that could count has been read
         self.last = math.inf  # no unread row scores above this
 
     def take(self, count: int) -> dict[int, float]:
         rows = self.conn.execute(
-            f"{self.sql} ORDER BY s DESC, notes_fts.rowid LIMIT {int(count)}", self.params
+            f"{self.sql} ORDER BY s DESC, rowid LIMIT {int(count)}", self.params
         ).fetchall()
         if len(rows) < count:
             self.done = True

@@ -535,11 +535,16 @@ class SecretMatch:
 
 def scan_secrets(text: str, allowed: Iterable[str] = ()) -> list[SecretMatch]:
     """Every secret in `text`, specific formats first; placeholders are skipped."""
-    allowed = frozenset(allowed)
+    return _scan(text, SECRET_RULES, frozenset(allowed))
+
+
+def _scan(text: str, rules: tuple[SecretRule, ...], allowed: frozenset[str]) -> list[SecretMatch]:
+    """`scan_secrets` with these of the rules (in `SECRET_RULES`' order)."""
     found: list[SecretMatch] = []
-    taken: list[tuple[int, int]] = []
+    taken: set[tuple[int, int]] = set()
+    covered = bytearray(len(text))  # 1 where a value already found lies: overlaps in C
     lowered = text.lower()
-    for rule in SECRET_RULES:
+    for rule in rules:
         if not any(keyword in lowered for keyword in rule.keywords):
             continue
         for match in rule.pattern.finditer(text):
@@ -552,11 +557,10 @@ def scan_secrets(text: str, allowed: Iterable[str] = ()) -> list[SecretMatch]:
                 continue
             if rule.validate is not None and not rule.validate(value):
                 continue
-            if not rule.specific and any(s < end and start < e for s, e in taken):
+            if (start, end) in taken or (not rule.specific and 1 in covered[start:end]):
                 continue
-            if any(s == start and e == end for s, e in taken):
-                continue
-            taken.append((start, end))
+            taken.add((start, end))
+            covered[start:end] = b"\x01" * (end - start)
             found.append(
                 SecretMatch(rule.id, rule.description, start, end, value, mask(value, rule.prefix))
             )
@@ -579,15 +583,18 @@ def mask_secrets(text: str) -> str:
 
 
 def mask_secrets_in(data: _JSON) -> _JSON:
-    """A JSON-shaped value (dicts, lists, strings) with every string's secrets masked."""
-    return cast("_JSON", _masked_value(data))
+    """A JSON-shaped value (dicts, lists, strings) with every string's secrets masked.
+
+    Rules whose keywords are nowhere in the value's JSON (escaping changes no keyword)
+    are not tried: `mask_secrets`' masks, in a fifth of the time on a recall's answer."""
+    everything = json.dumps(data, ensure_ascii=False, default=str).lower()
+    rules = tuple(rule for rule in SECRET_RULES if any(k in everything for k in rule.keywords))
+    return cast("_JSON", _masked_value(data, rules)) if rules else data
 
 
-def _masked_value(data: Any) -> Any:
+def _masked_value(data: Any, rules: tuple[SecretRule, ...]) -> Any:
     if isinstance(data, str):
-        return mask_secrets(data)
+        return redact(data, {match.value for match in _scan(data, rules, frozenset())})
     if isinstance(data, dict):
-        return {key: _masked_value(value) for key, value in data.items()}
-    if isinstance(data, list):
-        return [_masked_value(value) for value in data]
-    return data
+        return {key: _masked_value(value, rules) for key, value in data.items()}
+    return [_masked_value(value, rules) for value in data] if isinstance(data, list) else data

@@ -54,6 +54,7 @@ from lore.taxonomy import TAXONOMY_FILE, parse_taxonomy
 from lore.team.drafts.draft import NoteInput, build_note
 from lore.team.drafts.save import DraftRefused, Saved, save_drafts
 from lore.team.transcript import MAX_PROMPT_CHARS, Transcript, read_transcript
+from lore.vault.resolved import Vault
 from lore.vault.snapshot import read_vault_file, take_snapshot
 from lore.versioned import versioned
 
@@ -190,7 +191,7 @@ def destination(root: Path, model: str | None = None) -> Destination:
     turns on (the reviewed branch's lore.toml with the user's config on top)."""
     from lore.curator.context.sources import settings_on_checkout
 
-    curator, notice = settings_on_checkout(root)
+    curator, notice = settings_on_checkout(Vault.of(root))
     settings = curator.semantic
     notices = [notice] if notice else []
     if model:  # the user named it: nothing of the vault's chooses where the log goes

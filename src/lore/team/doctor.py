@@ -22,13 +22,14 @@ from typing import Any
 
 from lore import __version__
 from lore.config import load_config
-from lore.errors import LoreError
+from lore.errors import LoreError, StateUnwritable
 from lore.index.health import disk_full, inspect_index
 from lore.index.schema import fts5_available
 from lore.paths import config_path, index_path, log_dir, lore_home, state_dir
 from lore.team.curator_pin import pin_lines, vault_workflows
 from lore.team.vault_state import VaultState, vault_states
 from lore.vault import gh, git
+from lore.vault.local_state import check_state_dir
 from lore.vault.remote import github_repo
 from lore.vaults import one_vault
 from lore.versioned import versioned
@@ -95,6 +96,10 @@ INDEX_FIX = (
 def index_check(root: Path) -> Check:
     """The vault's index as it is: SQLite's and FTS5's full checks; nothing is changed."""
     path = index_path(root)
+    try:
+        check_state_dir(root)
+    except StateUnwritable as exc:  # the sentence every command says
+        return Check("index", exc.message, False, exc.fix)
     health = inspect_index(path)
     if health.damaged:
         return Check("index", f"damaged: {'; '.join(health.problems[:3])}", False, INDEX_FIX)

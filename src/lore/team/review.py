@@ -35,6 +35,7 @@ from lore.team.proposals.pr_body import LORE_LABEL
 from lore.vault import gh, git
 from lore.vault.remote import NETWORK_TIMEOUT, GitHubRepo, RemoteError, github_repo
 from lore.vault.remote import fetch as fetch_remote
+from lore.vault.resolved import Vault
 from lore.versioned import versioned
 
 SIMILAR = SHOWN
@@ -90,10 +91,15 @@ class Review:
     url: str | None = None
     title: str = ""
     model_review: ModelReview | None = None  # what the optional model review did
+    checked: int = 0  # the files the curator reviewed
 
     @property
     def errors(self) -> int:
         return sum(1 for finding in self.findings if finding.is_error)
+
+    @property
+    def warnings(self) -> int:
+        return len(self.findings) - self.errors
 
     def to_json(self) -> dict[str, Any]:
         """`lore review --json` for one pull request or branch."""
@@ -166,6 +172,7 @@ def review_range(root: Path, base: str, head: str, *, target: str, semantic: boo
         findings=result.findings,
         notes=notes,
         model_review=result.model_review,
+        checked=len(result.checked),
     )
 
 
@@ -190,8 +197,9 @@ def review_branch(root: Path, branch: str, *, semantic: bool = True) -> Review:
             f"'{branch}' is neither a pull request number nor a branch of {root}.",
             fix="`lore review` lists the open memory pull requests.",
         )
-    remote = REMOTE if git.remote_url(root, REMOTE) else None
-    base_ref = base_of(root, remote)[1]
+    vault = Vault.of(root)
+    remote = REMOTE if git.remote_url(root, REMOTE, vault.found) else None
+    base_ref = base_of(vault, remote)[1]
     target = branch.removeprefix("refs/remotes/")
     return review_range(root, base_ref, branch, target=target, semantic=semantic)
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lore.errors import GitError, LoreError
+from lore.errors import GitError, LoreError, StateUnwritable
 from lore.files import FileLock, LockTimeout, write_atomic
 from lore.paths import state_dir
 from lore.vault import gh, git
@@ -43,6 +43,7 @@ LOCK_FILE = "sync.lock"
 DEFAULT_TIMEOUT = 30.0
 REMOTE = "origin"
 OK_STATUSES = ("updated", "current", "ahead", "local", "busy")
+UNWRITABLE = "unwritable"  # lore's state folder cannot be made: the user must move what is there
 
 
 @dataclass
@@ -50,8 +51,9 @@ class SyncResult:
     """What sync did to one vault. `status` is one of updated, current, ahead (local
     commits not pushed), local (no remote), busy (another sync holds the lock), offline,
     blocked (the checkout was left as it is and needs the user: the notes served were
-    still brought up to date) or error. `before` and `after` are the served commits;
-    `branch` is the reviewed branch (`origin/main`)."""
+    still brought up to date), unwritable (the state folder cannot be made) or error.
+    `before` and `after` are the served commits; `branch` is the reviewed branch
+    (`origin/main`)."""
 
     name: str
     root: str
@@ -163,6 +165,8 @@ def sync_vault(
         lock.acquire()
     except LockTimeout:
         return SyncResult(name, str(root), "busy", "Another `lore sync` is running for it.")
+    except StateUnwritable as exc:
+        return SyncResult(name, str(root), UNWRITABLE, exc.message, fix=exc.fix)
     except OSError as exc:
         return SyncResult(name, str(root), "error", f"Cannot write {state_dir(root)}: {exc}.")
     try:

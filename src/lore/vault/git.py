@@ -329,9 +329,12 @@ def read_file_at(root: Path, commit: str, path: str) -> bytes | None:
     return result.stdout if result.returncode == 0 else None
 
 
-def remote_url(root: Path, remote: str = "origin") -> str | None:
-    """The URL of a remote, read from the repository's config file."""
-    found = find_git_dir(root)
+def remote_url(
+    root: Path, remote: str = "origin", found: tuple[Path, Path] | None = None
+) -> str | None:
+    """The URL of a remote, read from the repository's config file (`found`: as in
+    `head_commit`)."""
+    found = found or find_git_dir(root)
     if found is None:
         return None
     config = common_dir(found[1]) / "config"
@@ -382,9 +385,10 @@ def git_dir_of(root: Path) -> Path | None:
     return found[1] if found is not None else None
 
 
-def current_branch(root: Path) -> str | None:
-    """The branch HEAD is on (`main`), or None when HEAD is detached or there is no git."""
-    git_dir = git_dir_of(root)
+def current_branch(root: Path, found: tuple[Path, Path] | None = None) -> str | None:
+    """The branch HEAD is on (`main`), or None when HEAD is detached or there is no git
+    (`found`: as in `head_commit`)."""
+    git_dir = found[1] if found is not None else git_dir_of(root)
     if git_dir is None:
         return None
     try:

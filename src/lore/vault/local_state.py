@@ -30,6 +30,7 @@ import shutil
 import stat
 from pathlib import Path
 
+from lore.errors import StateUnwritable
 from lore.paths import INDEX_FILE, OLD_STATE_DIR, state_dir
 from lore.vault import git
 
@@ -43,17 +44,44 @@ OLD_INDEX_FILES = tuple(
 )
 
 
-def ensure_state_dir(root: Path) -> Path:
-    """The vault's state folder, made if missing (OSError if it cannot be), with what an
-    older lore left in `.lore/` moved into it first."""
-    folder = state_dir(root)
-    folder.mkdir(parents=True, exist_ok=True)
-    move_old_state(root)
+def ensure_state_dir(root: Path, folder: Path | None = None) -> Path:
+    """The vault's state folder, made if missing, with what an older lore left in
+    `.lore/` moved into it first; `StateUnwritable` if it cannot be made. `folder`: the
+    state folder, when the caller has it (`lore.vault.resolved.Vault.state_dir`)."""
+    folder = check_state_dir(root, folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StateUnwritable(folder, exc.strerror or str(exc)) from None
+    move_old_state(root, folder)
     return folder
 
 
-def move_old_state(root: Path) -> None:
+def check_state_dir(root: Path, folder: Path | None = None) -> Path:
+    """The vault's state folder, if nothing stands where it goes: `StateUnwritable` (the
+    sentence every command says) when a file or a link is there instead."""
+    folder = folder or state_dir(root)
+    problem = state_dir_problem(folder)
+    if problem:
+        raise StateUnwritable(folder, problem)
+    return folder
+
+
+def state_dir_problem(folder: Path) -> str | None:
+    """ "it is a file, not a folder" (or a link) when the state folder cannot be one."""
+    try:
+        if folder.is_symlink():
+            return "it is a symbolic link, which lore never follows"
+        if folder.exists() and not folder.is_dir():
+            return "it is a file, not a folder"
+    except OSError:
+        return None  # cannot look: making it will say why
+    return None
+
+
+def move_old_state(root: Path, folder: Path | None = None) -> None:
     """Move what an older lore kept in `<root>/.lore/` (see the module docstring), once.
+    `folder`: as in `ensure_state_dir`.
 
     Never raises for a file it cannot move: what stays behind keeps working from where
     it is, or is rebuilt.
@@ -63,7 +91,7 @@ def move_old_state(root: Path) -> None:
         info = os.lstat(old)
     except OSError:
         return  # nothing there: nothing to move (and nothing to remember)
-    folder = state_dir(root)
+    folder = folder or state_dir(root)
     marker = folder / MOVED_MARKER
     if marker.exists():
         return

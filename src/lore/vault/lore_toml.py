@@ -66,12 +66,13 @@ def checkout_text(root: Path) -> str | None:
     return _decode(_checkout_bytes(root))
 
 
-def reviewed(root: Path) -> ReviewedSettings | None:
+def reviewed(root: Path, branch: git.ReviewedBranch | None = None) -> ReviewedSettings | None:
     """`lore.toml` at the tip of the branch agents are served (`lore.vault.snapshot`);
-    None when the vault is not a git work tree or has no commit yet."""
+    None when the vault is not a git work tree or has no commit yet. `branch`: that
+    branch, when the caller has read it (`lore.vault.resolved.Vault.reviewed`)."""
     from lore.vault.snapshot import UNSETTLED, served_branch
 
-    branch = served_branch(root)
+    branch = branch or served_branch(root)
     if branch is None:
         return None
     commit = branch.commit.removeprefix(UNSETTLED)

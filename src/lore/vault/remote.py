@@ -210,9 +210,16 @@ def classify_failure(stderr: str) -> str:
 
 
 def fetch(
-    root: Path, remote: str = "origin", *, timeout: float = NETWORK_TIMEOUT, gh: str | None = None
+    root: Path,
+    remote: str = "origin",
+    *,
+    timeout: float = NETWORK_TIMEOUT,
+    gh: str | None = None,
+    url: str | None = None,
 ) -> None:
-    config = credential_config(remote_url(root, remote), gh)
+    """`git fetch` from `remote` with lore's credentials (`url`: the remote's, when the
+    caller has read it already)."""
+    config = credential_config(url or remote_url(root, remote), gh)
     run_network_git(
         ["fetch", "--quiet", "--prune", "--no-recurse-submodules", remote],
         root,

@@ -59,17 +59,22 @@ def is_note_path(path: str) -> bool:
     return path.startswith(prefix) and path.endswith(".md") and "/" not in path[len(prefix) :]
 
 
-def served_branch(root: Path) -> git.ReviewedBranch | None:
+def served_branch(
+    root: Path, found: tuple[Path, Path] | None = None, state: Path | None = None
+) -> git.ReviewedBranch | None:
     """The reviewed branch and its tip, read from the files; None when not a git work tree.
 
     Its `commit` starts with `UNSETTLED` when the remote's default branch has moved
     since `[vault] reviewed_branch` was last read from it (the next build reads it).
+    `found`: the caller has found that `root` is the top of this work tree already;
+    `state`: and its state folder (`lore.vault.resolved.Vault`).
     """
-    resolved = root.resolve()
-    found = git.find_git_dir(resolved, resolved=True)
-    if found is None or found[0] != resolved:
-        return None
-    configured, policy = _served_setting(root, found)
+    if found is None:
+        resolved = root.resolve()
+        found = git.find_git_dir(resolved, resolved=True)
+        if found is None or found[0] != resolved:
+            return None
+    configured, policy = _served_setting(root, found, state)
     branch = git.reviewed_branch(root, configured, found)
     if branch is not None and configured:
         default = git.reviewed_branch(root, "", found)
@@ -78,10 +83,12 @@ def served_branch(root: Path) -> git.ReviewedBranch | None:
     return branch
 
 
-def current_version(root: Path) -> tuple[str, str] | None:
+def current_version(
+    root: Path, found: tuple[Path, Path] | None = None, state: Path | None = None
+) -> tuple[str, str] | None:
     """("git", the reviewed branch's tip) read cheaply; ("git", "") before the first
-    commit; None without git."""
-    branch = served_branch(root)
+    commit; None without git. `found`, `state`: as in `served_branch`."""
+    branch = served_branch(root, found, state)
     return None if branch is None else ("git", branch.commit)
 
 
@@ -98,10 +105,12 @@ def take_snapshot(root: Path, *, settle: bool = False) -> Snapshot:
     return Snapshot("files", files_digest(files), files=files)
 
 
-def _served_setting(root: Path, found: tuple[Path, Path] | None = None) -> tuple[str, str]:
+def _served_setting(
+    root: Path, found: tuple[Path, Path] | None = None, state: Path | None = None
+) -> tuple[str, str]:
     """(configured branch, the default-branch commit it was read from), or ("", "")."""
     try:
-        text = (state_dir(root, found) / SERVED_FILE).read_text(encoding="utf-8")
+        text = ((state or state_dir(root, found)) / SERVED_FILE).read_text(encoding="utf-8")
     except OSError:
         return "", ""  # the common case: no branch is configured
     try:

@@ -2,6 +2,7 @@
 
 `lore remember`, the gardener and drift write and commit in a worktree of their own, so
 the user's checkout of the vault (its files, index and HEAD) is never touched.
+Each function takes the vault's `Vault` (`lore.vault.resolved`), or its folder.
 Worktrees live in the vault's state folder, `<git common dir>/lore/proposals/<name>/`
 (`lore.paths.state_dir`), where no commit can reach them; ones an older lore made
 under `<vault>/.lore/proposals/` are moved there once (`lore.vault.local_state`).
@@ -14,32 +15,35 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from lore.paths import state_dir
 from lore.vault.local_state import PROPOSALS, ensure_state_dir, move_old_state
 from lore.vault.repository import git_errors, open_repository
+from lore.vault.resolved import Vault
 
 PROPOSALS_DIR = PROPOSALS
 
 
-def proposals_dir(root: Path) -> Path:
+def proposals_dir(where: Vault | Path) -> Path:
     """Where proposal worktrees and their records live (older ones moved there first)."""
-    move_old_state(root)
-    return state_dir(root) / PROPOSALS_DIR
+    vault = Vault.of(where)
+    move_old_state(vault.root, vault.state_dir)
+    return vault.state_dir / PROPOSALS_DIR
 
 
-def _prepare(root: Path, path: Path) -> None:
-    ensure_state_dir(root)
+def _prepare(vault: Vault, path: Path) -> None:
+    ensure_state_dir(vault.root, vault.state_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
 
 
 def add_worktree(
-    root: Path, path: Path, branch: str, base: str, *, only: list[str] | None = None
+    where: Vault | Path, path: Path, branch: str, base: str, *, only: list[str] | None = None
 ) -> None:
     """Create branch `branch` at `base` and check it out in a new worktree at `path`.
 
     `only`: check out just these files (a sparse checkout; see `_check_out_only`).
     """
-    _prepare(root, path)
+    vault = Vault.of(where)
+    root = vault.root
+    _prepare(vault, path)
     sparse = ["--no-checkout"] if only is not None else []
     with open_repository(root) as repo, git_errors(root, "git worktree add"):
         repo.git.worktree(
@@ -50,10 +54,12 @@ def add_worktree(
 
 
 def checkout_worktree(
-    root: Path, path: Path, branch: str, *, only: list[str] | None = None
+    where: Vault | Path, path: Path, branch: str, *, only: list[str] | None = None
 ) -> None:
     """Check an existing branch out in a new worktree at `path` (`only`: as `add_worktree`)."""
-    _prepare(root, path)
+    vault = Vault.of(where)
+    root = vault.root
+    _prepare(vault, path)
     sparse = ["--no-checkout"] if only is not None else []
     with open_repository(root) as repo, git_errors(root, "git worktree add"):
         repo.git.worktree("add", "--quiet", *sparse, "--", str(path), branch)
@@ -85,8 +91,18 @@ def _check_out_only(root: Path, path: Path, files: list[str]) -> None:
         )
 
 
-def worktrees(root: Path) -> dict[str, Path]:
+def check_out_also(root: Path, path: Path, name: str) -> None:
+    """Bring one more file of HEAD into a worktree made with `only` (a note's proposal
+    that adds a line to `_taxonomy.md`): its skip-worktree mark goes and it is written,
+    so that it can be changed and committed like the note."""
+    with open_repository(path) as worktree, git_errors(root, "git update-index"):
+        worktree.git.update_index("--no-skip-worktree", "--", name)
+        worktree.git.checkout("HEAD", "--", name)
+
+
+def worktrees(where: Vault | Path) -> dict[str, Path]:
     """Branch name -> worktree folder, for every worktree that has a branch checked out."""
+    root = Vault.of(where).root
     with open_repository(root) as repo, git_errors(root, "git worktree list"):
         listing = repo.git.worktree("list", "--porcelain", "-z", strip_newline_in_stdout=False)
     found: dict[str, Path] = {}
@@ -99,9 +115,9 @@ def worktrees(root: Path) -> dict[str, Path]:
     return found
 
 
-def remove_worktree(root: Path, path: Path) -> None:
+def remove_worktree(where: Vault | Path, path: Path) -> None:
     """Remove a worktree lore made (its branch stays); a folder left behind is deleted."""
-    with open_repository(root) as repo:
+    with open_repository(Vault.of(where).root) as repo:
         repo.git.worktree("remove", "--force", "--", str(path), with_exceptions=False)
         if path.exists():
             shutil.rmtree(path, ignore_errors=True)

@@ -30,6 +30,7 @@ from lore.note.parse import NoteReport, inspect_note, note_id_from_path, split_f
 from lore.note.status import Links, Status, compute_status
 from lore.paths import NOTES_DIR
 from lore.taxonomy import Taxonomy
+from lore.vault.resolved import Vault
 
 SYMLINK_MODE = "120000"
 SUBMODULE_MODE = "160000"
@@ -331,6 +332,7 @@ class CuratorContext:
     vault_paths: list[str]  # every note path once the change is in
     today: str
     mode: str  # "range", "paths" or "all"
+    vault: Vault  # the vault under review, resolved once (`root` is its folder)
     taxonomy_path: str = "_taxonomy.md"
     taxonomy_changed: bool = False
     settings_changed: bool = False

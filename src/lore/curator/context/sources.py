@@ -63,6 +63,7 @@ from lore.paths import NOTES_DIR, OLD_STATE_DIR
 from lore.sanitize import sanitize_text
 from lore.taxonomy import TAXONOMY_FILE, parse_taxonomy
 from lore.vault import git
+from lore.vault.resolved import Vault
 from lore.vault.settings import CHECKOUT, REVIEWED, SETTINGS_FILE
 
 MAX_SCAN_BYTES = 1024 * 1024  # larger files are not scanned for secrets line by line
@@ -97,16 +98,16 @@ def read_base(root: Path, base: VaultBase) -> ParsedNotes:
     return ParsedNotes(_parse_existing(files))
 
 
-def settings_on_checkout(root: Path) -> tuple[CuratorSettings, str]:
+def settings_on_checkout(vault: Vault) -> tuple[CuratorSettings, str]:
     """The settings of a command on a checkout: `lore.toml` at the reviewed branch's tip
     with the user's config on top, and the one-line notice when the file on disk differs
     ("" when it does not). A vault without git has only the file on disk (`CHECKOUT`)."""
     from lore.vault import lore_toml
 
     user = user_model_section()
-    reviewed = lore_toml.reviewed(root)
+    reviewed = vault.reviewed_settings
     if reviewed is None:
-        text = lore_toml.checkout_text(root)
+        text = lore_toml.checkout_text(vault.root)
         return load_curator_settings(text, source=CHECKOUT, user=user), ""
     settings = load_curator_settings(reviewed.text, source=REVIEWED, user=user)
     return settings, lore_toml.differs_notice(reviewed) if reviewed.differs else ""
@@ -185,15 +186,16 @@ def _make_file(
 
 
 def context_for_paths(
-    root: Path, target: Paths | Drafts, *, today: str, read_vault: bool = True
+    vault: Vault, target: Paths | Drafts, *, today: str, read_vault: bool = True
 ) -> CuratorContext:
     """Check files (or in-memory drafts keyed by vault path) against the working tree, or
     drafts against the tree of commit `at`."""
+    root = vault.root
     paths = target.paths if isinstance(target, Paths) else ()
     drafts = target.files if isinstance(target, Drafts) else {}
     if isinstance(target, Drafts) and target.at is not None:
-        return _context_for_drafts_at(root, target.at, drafts, today=today, read_vault=read_vault)
-    settings, notice = settings_on_checkout(root)
+        return _context_for_drafts_at(vault, target.at, drafts, today=today, read_vault=read_vault)
+    settings, notice = settings_on_checkout(vault)
     taxonomy_text = _decode(_read_tree_file(root, TAXONOMY_FILE))
     vault_files = dict.fromkeys(_working_note_files(root), "")
     checked: list[CheckedFile] = []
@@ -220,6 +222,7 @@ def context_for_paths(
         vault_paths=note_paths,
         today=today,
         mode="paths",
+        vault=vault,
         settings_problems=list(settings.problems),
         base=base,
         settings_notice=notice,
@@ -227,9 +230,10 @@ def context_for_paths(
 
 
 def _context_for_drafts_at(
-    root: Path, ref: str, drafts: Mapping[str, bytes], *, today: str, read_vault: bool
+    vault: Vault, ref: str, drafts: Mapping[str, bytes], *, today: str, read_vault: bool
 ) -> CuratorContext:
     """Drafts against the tree of a commit, as if checked out there (paths mode)."""
+    root = vault.root
     commit = _commit(root, ref, "at")
     tree = _notes_in(root, commit)
     archived = {
@@ -255,6 +259,7 @@ def _context_for_drafts_at(
         vault_paths=note_paths,
         today=today,
         mode="paths",
+        vault=vault,
         settings_problems=list(settings.problems),
         base=base,
     )
@@ -279,13 +284,14 @@ def _working_archive_ids(root: Path) -> set[str]:
     return {note_id_from_path(name) for name in names if is_archive_path(f"{ARCHIVE_DIR}/{name}")}
 
 
-def context_for_all(root: Path, *, today: str) -> CuratorContext:
+def context_for_all(vault: Vault, *, today: str) -> CuratorContext:
     """Every file under notes/ of the working tree, each checked against the others.
 
     The note files are listed, not read (`context.unread`): the audit reads them in
     batches. The other files (links, files that are not markdown, the policy prose) are
     read here, into `context.files`."""
-    settings, notice = settings_on_checkout(root)
+    root = vault.root
+    settings, notice = settings_on_checkout(vault)
     taxonomy_text = _decode(_read_tree_file(root, TAXONOMY_FILE))
     checked: list[CheckedFile] = []
     unread = UnreadNotes(root, [], [])
@@ -338,6 +344,7 @@ def context_for_all(root: Path, *, today: str) -> CuratorContext:
         vault_paths=note_paths,
         today=today,
         mode="all",
+        vault=vault,
         taxonomy_changed=True,
         settings_problems=list(settings.problems),
         unread=unread,
@@ -382,11 +389,12 @@ def _commit(root: Path, ref: str, flag: str) -> str:
 
 
 def context_for_range(
-    root: Path, target: Range, *, today: str, read_vault: bool = True
+    vault: Vault, target: Range, *, today: str, read_vault: bool = True
 ) -> CuratorContext:
     """The files a pull request changes, checked against the vault at its base."""
+    root = vault.root
     base, head = target.base, target.head
-    if git.find_git_dir(root) is None:
+    if git.find_git_dir(root) is None:  # any repository will do: the refs are what count
         raise UsageError(
             f"{root} is not a git repository, so --base/--head cannot be used.",
             fix="Name the note files instead, or use --all.",
@@ -414,7 +422,7 @@ def context_for_range(
         _make_file(c.path, c.path, blob(c.new_sha) or b"", c.new_mode)
         for c in sorted(present, key=lambda c: c.path)
     ]
-    vault = VaultBase(base_sha, base_tree, frozenset(changed_paths | deleted_paths))
+    joined = VaultBase(base_sha, base_tree, frozenset(changed_paths | deleted_paths))
     base_settings = blob(f"{base_sha}:{SETTINGS_FILE}")
     head_settings = blob(f"{head_sha}:{SETTINGS_FILE}")
     settings = load_curator_settings(
@@ -449,11 +457,12 @@ def context_for_range(
         settings=settings,
         taxonomy=parse_taxonomy(taxonomy_text) if taxonomy_text is not None else None,
         files=checked,
-        existing=read_base(root, vault) if read_vault else ParsedNotes(),
+        existing=read_base(root, joined) if read_vault else ParsedNotes(),
         vault_ids=_ids(note_paths) | archived,
         vault_paths=note_paths,
         today=today,
         mode="range",
+        vault=vault,
         taxonomy_changed=TAXONOMY_FILE in changed_paths,
         settings_changed=settings_changed,
         settings_problems=problems,
@@ -467,6 +476,6 @@ def context_for_range(
             if _is_state_folder(name)
         ],
         commits=(base_sha, head_sha),
-        base=vault,
+        base=joined,
         policy_approver=target.policy_approved_by,
     )

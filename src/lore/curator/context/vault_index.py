@@ -48,7 +48,7 @@ from lore.index.schema import create_schema
 from lore.note.model import Note
 from lore.note.parse import inspect_note
 from lore.note.status import Links
-from lore.paths import NOTES_DIR, index_path
+from lore.paths import NOTES_DIR
 from lore.vault import git
 from lore.vault.snapshot import Snapshot, changed_notes, is_note_path
 
@@ -83,10 +83,10 @@ def with_vault(
         return work(context)
     if not fts5_usable():
         return work(replace(context, existing=read_base(context.root, base)))
-    if use_index and (create_index or index_path(context.root).exists()):
+    if use_index and (create_index or context.vault.index_path.exists()):
         read = partial(_review, context, work)
         try:
-            return read_index(context.root, read, fallback=False, notices=notices)
+            return read_index(context.vault, read, fallback=False, notices=notices)
         except (IndexUnavailable, _BuildInstead):
             pass
     conn = _build(context.root, base)

@@ -210,9 +210,22 @@ def _banner(findings: list[Finding]) -> list[str]:
     return [*lines, ""]
 
 
+def reading_order(findings: list[Finding]) -> list[Finding]:
+    """Errors, then warnings; each grouped by file (in the order the files first appear)
+    and by line and rule within a file: the comment's order, and `lore review`'s."""
+    by_path: dict[tuple[bool, str], list[Finding]] = {}
+    for finding in findings:
+        by_path.setdefault((not finding.is_error, finding.path), []).append(finding)
+    return [
+        finding
+        for key in sorted(by_path, key=lambda key: key[0])  # stable: files keep their order
+        for finding in sorted(by_path[key], key=lambda f: (f.line or 0, f.rule))
+    ]
+
+
 def _group(findings: list[Finding], links: Links, budget: list[int]) -> list[str]:
     by_path: dict[str, list[Finding]] = {}
-    for finding in findings:
+    for finding in reading_order(findings):
         by_path.setdefault(finding.path, []).append(finding)
     lines: list[str] = []
     for path, group in by_path.items():
@@ -221,7 +234,7 @@ def _group(findings: list[Finding], links: Links, budget: list[int]) -> list[str
         label = md_escape(path, 300) if path else "the vault"
         url = links.file(path)
         lines += [f"**[{label}]({url})**" if url else f"**{label}**", ""]
-        for finding in sorted(group, key=lambda f: (f.line or 0, f.rule)):
+        for finding in group:
             if budget[0] <= 0:
                 break
             budget[0] -= 1

@@ -48,6 +48,7 @@ from lore.team.proposals.changes import ChangeSet, free_change_name, propose_cha
 from lore.team.proposals.pr_body import LORE_LABEL, pr_body, pr_labels, pr_title
 from lore.vault import git
 from lore.vault.remote import NETWORK_TIMEOUT, github_repo
+from lore.vault.resolved import Vault
 from lore.versioned import versioned
 
 MAX_BODY_CHARS = 60_000  # GitHub refuses a pull request body over 65,536 characters
@@ -136,9 +137,10 @@ def _with_author(text: str, author: str) -> str:
     return text
 
 
-def _taken(root: Path, base_ref: str) -> set[str]:
+def _taken(vault: Vault, base_ref: str) -> set[str]:
     """Note ids a proposal cannot use: the vault's at the base and HEAD, and open branches."""
-    ids = taken_names(root)
+    root = vault.root
+    ids = taken_names(vault)
     for commit in {git.resolve_commit(root, ref) for ref in (base_ref, "HEAD")} - {None}:
         assert commit is not None
         paths = git.list_tree(root, commit, NOTES_DIR)
@@ -161,7 +163,8 @@ def _free_id(note_id: str, taken: set[str]) -> str:
 
 def prepare(root: Path, wanted: list[str], *, timeout: float = NETWORK_TIMEOUT) -> Batch:
     """Take the named drafts (and the inbox's lock), ready them and check them together."""
-    root = root.resolve()
+    vault = Vault.of(root)
+    root = vault.root
     if not wanted:
         raise UsageError("Name the drafts to propose.", fix="`lore drafts` lists them.")
     folder = inbox_dir(root)
@@ -170,8 +173,8 @@ def prepare(root: Path, wanted: list[str], *, timeout: float = NETWORK_TIMEOUT) 
         ids = draft_ids(folder)
         chosen = list(dict.fromkeys(pick(ids, name, INBOX) for name in wanted))
         drafts = [draft for name in chosen if (draft := read_draft(folder, name))]
-        base_branch, base_ref = start_change(root, timeout=timeout)
-        taken = _taken(root, base_ref)
+        base_branch, base_ref = start_change(vault, timeout=timeout)
+        taken = _taken(vault, base_ref)
         author: str | None = None
         items: list[Ready] = []
         for draft in drafts:
@@ -183,11 +186,12 @@ def prepare(root: Path, wanted: list[str], *, timeout: float = NETWORK_TIMEOUT) 
                 if author is None:
                     from lore.team.proposals.note import find_author
 
-                    author = find_author(root, github_repo(git.remote_url(root, "origin"))) or ""
+                    url = git.remote_url(root, "origin", vault.found)
+                    author = find_author(root, github_repo(url)) or ""
                 if author:
                     text = _with_author(text, author)
             items.append(Ready(draft, note_id, text, note))
-        result = curate(root, Drafts({i.path: i.text.encode("utf-8") for i in items}, at=base_ref))
+        result = curate(vault, Drafts({i.path: i.text.encode("utf-8") for i in items}, at=base_ref))
         for item in items:
             item.preview = result.previews.get(item.path, "")
         for finding in result.findings:

@@ -42,6 +42,7 @@ from lore.team.drafts.inbox import (
 )
 from lore.team.proposals.branches import REMOTE, base_of, check_vault
 from lore.vault import git
+from lore.vault.resolved import Vault
 from lore.versioned import versioned
 
 
@@ -104,13 +105,16 @@ def next_steps(draft_id: str) -> list[str]:
 # ---- checking ----
 
 
-def check_texts(root: Path, texts: dict[str, str]) -> tuple[dict[str, list[Finding]], list[str]]:
+def check_texts(
+    where: Vault | Path, texts: dict[str, str]
+) -> tuple[dict[str, list[Finding]], list[str]]:
     """The curator's findings for notes keyed by vault path, checked together against the
     default branch as last fetched (nothing is fetched); and the curator's notices."""
-    check_vault(root)
-    remote = REMOTE if git.remote_url(root, REMOTE) else None
-    _, base_ref = base_of(root, remote)
-    result = curate(root, Drafts({p: t.encode("utf-8") for p, t in texts.items()}, at=base_ref))
+    vault = Vault.of(where)
+    check_vault(vault)
+    remote = REMOTE if git.remote_url(vault.root, REMOTE, vault.found) else None
+    _, base_ref = base_of(vault, remote)
+    result = curate(vault, Drafts({p: t.encode("utf-8") for p, t in texts.items()}, at=base_ref))
     found: dict[str, list[Finding]] = {path: [] for path in texts}
     for finding in result.findings:
         for path in [finding.path] if finding.path in found else list(found):
@@ -188,8 +192,9 @@ def save_drafts(
     """
     from lore.team.proposals.note import find_handle
 
-    root = root.resolve()
-    check_vault(root)
+    vault = Vault.of(root)
+    root = vault.root
+    check_vault(vault)
     folder = inbox_dir(root)
     lock = inbox_lock(folder)
     try:
@@ -200,7 +205,7 @@ def save_drafts(
             note = with_unique_id(note, taken.__contains__, keep=False)
             taken.add(note.id)
             notes.append((data, note, render_note(note)))
-        findings, notices = check_texts(root, {note.path: text for _, note, text in notes})
+        findings, notices = check_texts(vault, {note.path: text for _, note, text in notes})
         results: list[Saved | DraftRefused] = []
         for data, note, text in notes:
             refused = secret_refusal(findings[note.path], note.title)

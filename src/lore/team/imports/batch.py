@@ -35,7 +35,7 @@ from lore.curator.target import Drafts
 from lore.note.ids import make_id, slugify
 from lore.note.model import Note
 from lore.note.render import render_note
-from lore.taxonomy import TAXONOMY_FILE
+from lore.taxonomy import TAXONOMY_FILE, with_lines, with_repos
 from lore.team.drafts.draft import with_unique_id
 from lore.team.imports.kinds import MEMORY_KINDS
 from lore.team.imports.model import Candidate, Draft, ImportPlan, Progress, Skip
@@ -153,40 +153,12 @@ def _add_taxonomy(plan: ImportPlan, view: VaultView, candidates: list[Candidate]
     plan.added_tags = [tag for tag in plan.new_tags if tag in used]
     plan.taxonomy = None
     if (missing or plan.added_tags) and view.taxonomy_text is not None:
-        text = with_repos(view.taxonomy_text, missing) if missing else view.taxonomy_text
+        text = view.taxonomy_text
+        if missing:
+            text = with_repos(text, missing, by="lore import")
         for tag in plan.added_tags:
-            text = with_entry(text, tag.split("/", 1)[0], plan.new_tags[tag])
+            text = with_lines(text, tag.split("/", 1)[0], [plan.new_tags[tag]])
         plan.taxonomy = text.encode("utf-8")
-
-
-def with_repos(text: str, repos: list[str]) -> str:
-    """`_taxonomy.md` with a line for each repository, after the last one under `## Repos`."""
-    new = [f"- `{repo}` — The {repo} repository (added by `lore import`)." for repo in repos]
-    for line in new:
-        text = with_entry(text, "Repos", line)
-    return text
-
-
-def with_entry(text: str, section: str, line: str) -> str:
-    """`_taxonomy.md` with `line` after the last entry of `## section` (made at the end if
-    there is none)."""
-    lines = text.split("\n")
-    start = next(
-        (i for i, row in enumerate(lines) if row.strip().lower() == f"## {section.lower()}"), None
-    )
-    if start is None:
-        tail = [] if not lines or lines[-1] == "" else [""]
-        body = lines[:-1] if lines and lines[-1] == "" else lines
-        return "\n".join(
-            [*body, *(["", f"## {section}"] if body else [f"## {section}"]), line, *tail]
-        )
-    end = start + 1
-    while end < len(lines) and not lines[end].startswith("## "):
-        end += 1
-    last = max(
-        (i for i in range(start + 1, end) if lines[i].lstrip().startswith("- `")), default=start
-    )
-    return "\n".join([*lines[: last + 1], line, *lines[last + 1 :]])
 
 
 def check_batch(
@@ -297,5 +269,4 @@ __all__ = [
     "check_batch",
     "plan_batch",
     "recheck",
-    "with_repos",
 ]

@@ -26,6 +26,7 @@ from lore.team.proposals.changes import start_change
 from lore.team.proposals.note import find_author
 from lore.vault import git
 from lore.vault.remote import NETWORK_TIMEOUT, GitHubRepo, github_repo
+from lore.vault.resolved import Vault
 
 Reader = Callable[[list[Path], ReadOptions], tuple[list[Draft], list[Skip]]]
 MISSING_STORE = {
@@ -77,10 +78,10 @@ def reader_for(kind: str) -> Reader:
 
 def open_vault(root: Path, *, timeout: float = NETWORK_TIMEOUT) -> VaultView:
     """The vault as a proposal would start from it, after a fetch."""
-    root = root.resolve()
-    check_vault(root)
-    base_branch, base_ref = start_change(root, timeout=timeout)
-    return read_view(root, base_branch, base_ref)
+    vault = Vault.of(root)
+    check_vault(vault)
+    base_branch, base_ref = start_change(vault, timeout=timeout)
+    return read_view(vault.root, base_branch, base_ref)
 
 
 def plan_import(

@@ -23,6 +23,7 @@ from lore.taxonomy import TAXONOMY_FILE, Taxonomy, parse_taxonomy
 from lore.team.imports.code_repo import match_key_of_url
 from lore.team.proposals.branches import BRANCH_PREFIX, REMOTE, taken_names
 from lore.vault import git
+from lore.vault.resolved import Vault
 from lore.vault.settings import SETTINGS_FILE
 
 _SOURCE = re.compile(r"^source:[ \t]*[\"']?([^\"'\n]+?)[\"']?[ \t]*$", re.MULTILINE)
@@ -85,7 +86,7 @@ def read_view(root: Path, base_branch: str, base_ref: str) -> VaultView:
     )
     tree = {p: s for p, s in git.list_tree(root, commit, NOTES_DIR).items() if p.endswith(".md")}
     archived = git.list_tree(root, commit, ARCHIVE_DIR)
-    view.ids = {_id_of(path) for path in (*tree, *archived)} | taken_names(root)
+    view.ids = {_id_of(path) for path in (*tree, *archived)} | taken_names(Vault.of(root))
     view.places = dict.fromkeys(map(_id_of, tree), "the vault")
     blobs = git.read_objects(root, tree.values())
     for path, sha in tree.items():

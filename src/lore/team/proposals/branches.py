@@ -23,7 +23,7 @@ from lore.files import write_atomic
 from lore.vault import gh, git
 from lore.vault.remote import RemoteError, github_repo
 from lore.vault.repository import delete_branch, push_branch
-from lore.vault.snapshot import served_branch
+from lore.vault.resolved import Vault
 from lore.vault.worktree import proposals_dir, remove_worktree
 
 BRANCH_PREFIX = "lore/"
@@ -56,24 +56,27 @@ class Outcome:
 # ---- where a proposal starts ----
 
 
-def check_vault(root: Path) -> None:
-    """Raise `VaultError` unless `root` is a git repository with a commit to start from."""
-    if not git.is_git_work_tree(root):
+def check_vault(vault: Vault) -> None:
+    """Raise `VaultError` unless the vault is a git repository with a commit to start from."""
+    root = vault.root
+    if not vault.is_git:
         raise VaultError(
             f"The vault {root} is not a git repository, so a note cannot be proposed.",
             fix="Proposals are pull requests: connect a team vault with `lore connect`, "
             "or create one with `lore init`.",
         )
-    if git.head_commit(root) is None:
+    if git.head_commit(root, vault.found) is None:
         raise VaultError(f"The vault {root} has no commits yet.", fix="Commit its files first.")
 
 
-def base_of(root: Path, remote: str | None) -> tuple[str, str]:
+def base_of(where: Vault | Path, remote: str | None) -> tuple[str, str]:
     """(branch name, ref) a proposal starts from and is proposed to: the branch lore
     serves (`[vault] reviewed_branch`, else the remote's default branch) when known."""
-    current = git.current_branch(root)
+    vault = Vault.of(where)
+    root = vault.root
+    current = git.current_branch(root, vault.found)
     if remote is not None:
-        served = served_branch(root) if remote == REMOTE else None
+        served = vault.reviewed if remote == REMOTE else None
         candidates = [served.branch if served is not None and served.source == "remote" else None]
         candidates.append(git.remote_default_branch(root, remote))
         upstream = git.upstream_of(root, current) if current else None
@@ -86,12 +89,12 @@ def base_of(root: Path, remote: str | None) -> tuple[str, str]:
     return current or "HEAD", "HEAD"
 
 
-def taken_names(root: Path) -> set[str]:
+def taken_names(vault: Vault) -> set[str]:
     """Names a new proposal cannot have: its branch (here or pushed) or folder exists."""
     names: set[str] = set()
     for prefix in (f"refs/heads/{BRANCH_PREFIX}", f"refs/remotes/{REMOTE}/{BRANCH_PREFIX}"):
-        names |= {ref.rsplit("/", 1)[-1] for ref in git.list_refs(root, prefix)}
-    folder = proposals_dir(root)
+        names |= {ref.rsplit("/", 1)[-1] for ref in git.list_refs(vault.root, prefix)}
+    folder = proposals_dir(vault)
     if folder.is_dir():
         names |= {entry.name for entry in folder.iterdir() if entry.is_dir()}
     return names
@@ -100,36 +103,36 @@ def taken_names(root: Path) -> set[str]:
 # ---- what is kept beside each worktree ----
 
 
-def _meta_path(root: Path, name: str) -> Path:
-    return proposals_dir(root) / f"{name}.json"
+def _meta_path(vault: Vault, name: str) -> Path:
+    return proposals_dir(vault) / f"{name}.json"
 
 
-def write_meta(root: Path, name: str, data: dict[str, Any]) -> None:
+def write_meta(vault: Vault, name: str, data: dict[str, Any]) -> None:
     """Record a proposal (`proposals/<name>.json` in the state folder): its base, and how
     to resume it."""
-    write_atomic(_meta_path(root, name), json.dumps(data, indent=2).encode("utf-8"))
+    write_atomic(_meta_path(vault, name), json.dumps(data, indent=2).encode("utf-8"))
 
 
-def read_meta(root: Path, name: str) -> dict[str, Any]:
+def read_meta(vault: Vault, name: str) -> dict[str, Any]:
     try:
-        data = json.loads(_meta_path(root, name).read_text(encoding="utf-8"))
+        data = json.loads(_meta_path(vault, name).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
 
 
-def resume_command(root: Path, name: str) -> str:
+def resume_command(vault: Vault, name: str) -> str:
     """What finishes the unfinished proposal on `lore/<name>`: its own command, as recorded."""
-    recorded = read_meta(root, name).get("resume")
+    recorded = read_meta(vault, name).get("resume")
     return str(recorded) if recorded else f"lore remember --resume {name}"
 
 
-def cleanup(root: Path, name: str, worktree: Path | None) -> None:
+def cleanup(vault: Vault, name: str, worktree: Path | None) -> None:
     """Remove a proposal's worktree, its local branch and its metadata."""
     if worktree is not None:
-        remove_worktree(root, worktree)
-    delete_branch(root, BRANCH_PREFIX + name)
-    _meta_path(root, name).unlink(missing_ok=True)
+        remove_worktree(vault, worktree)
+    delete_branch(vault.root, BRANCH_PREFIX + name)
+    _meta_path(vault, name).unlink(missing_ok=True)
 
 
 # ---- publishing: push the branch, open the pull request ----
@@ -156,7 +159,7 @@ _PUSH_HINTS = {
 
 
 def publish_branch(
-    root: Path,
+    vault: Vault,
     name: str,
     request: PullRequest,
     *,
@@ -176,11 +179,12 @@ def publish_branch(
     already (a resume from the remote): then an open pull request is looked up first.
     """
     branch = BRANCH_PREFIX + name
-    url = git.remote_url(root, REMOTE)
+    root = vault.root
+    url = git.remote_url(root, REMOTE, vault.found)
     if url is None:
         if worktree is not None:
-            remove_worktree(root, worktree)
-        _meta_path(root, name).unlink(missing_ok=True)
+            remove_worktree(vault, worktree)
+        _meta_path(vault, name).unlink(missing_ok=True)
         return Outcome(
             name,
             branch,
@@ -203,7 +207,7 @@ def publish_branch(
             ) from None
     github = github_repo(url)
     if github is None:
-        cleanup(root, name, worktree)
+        cleanup(vault, name, worktree)
         return Outcome(
             name,
             branch,
@@ -234,5 +238,5 @@ def publish_branch(
             fix=f"{exc.fix or ''} Then run `{resume}` — or open it in the browser: "
             f"{compare}".strip(),
         ) from None
-    cleanup(root, name, worktree)
+    cleanup(vault, name, worktree)
     return Outcome(name, branch, "opened", pr_url=pr_url, notices=notices)

@@ -37,6 +37,7 @@ from lore.vault import gh, git
 from lore.vault.remote import NETWORK_TIMEOUT, RemoteError
 from lore.vault.remote import fetch as fetch_remote
 from lore.vault.repository import commit_paths, move_paths
+from lore.vault.resolved import Vault
 from lore.vault.worktree import add_worktree, proposals_dir, worktrees
 
 # A change's name is its branch (`lore/<name>`) and its folder: `garden-2026-11-02`.
@@ -62,21 +63,24 @@ class ChangeSet:
     resume_command: str | None = None
 
 
-def start_change(root: Path, *, timeout: float = NETWORK_TIMEOUT) -> tuple[str, str]:
+def start_change(where: Vault | Path, *, timeout: float = NETWORK_TIMEOUT) -> tuple[str, str]:
     """Fetch the remote (when there is one); (base branch, base ref) a change starts from."""
-    root = root.resolve()
-    check_vault(root)
-    remote = REMOTE if git.remote_url(root, REMOTE) else None
+    vault = Vault.of(where)
+    root = vault.root
+    check_vault(vault)
+    url = git.remote_url(root, REMOTE, vault.found)
+    remote = REMOTE if url else None
     if remote is not None:
         # Offline, the last fetched state of the default branch serves.
         with contextlib.suppress(RemoteError):
-            fetch_remote(root, remote, timeout=timeout, gh=gh.gh_executable())
-    return base_of(root, remote)
+            fetch_remote(root, remote, timeout=timeout, gh=gh.gh_executable(), url=url)
+        vault.refs_moved()
+    return base_of(vault, remote)
 
 
-def free_change_name(root: Path, name: str) -> str:
+def free_change_name(where: Vault | Path, name: str) -> str:
     """`name`, or `name-2`, `name-3`… when a branch or worktree already has it."""
-    taken = taken_names(root)
+    taken = taken_names(Vault.of(where))
     candidate, number = name, 1
     while candidate in taken:
         number += 1
@@ -85,7 +89,7 @@ def free_change_name(root: Path, name: str) -> str:
 
 
 def propose_change(
-    root: Path,
+    where: Vault | Path,
     change: ChangeSet,
     *,
     base_branch: str,
@@ -97,13 +101,13 @@ def propose_change(
     The user's checkout is never touched. When the push or the pull request fails, the
     branch and its worktree stay and `ProposalError` names the change's resume command.
     """
-    root = root.resolve()
+    vault = Vault.of(where)
     _check_name(change.name)
     branch = BRANCH_PREFIX + change.name
-    worktree = proposals_dir(root) / change.name
-    add_worktree(root, worktree, branch, base_ref)
+    worktree = proposals_dir(vault) / change.name
+    add_worktree(vault, worktree, branch, base_ref)
     write_meta(
-        root,
+        vault,
         change.name,
         {
             "id": change.name,
@@ -124,23 +128,25 @@ def propose_change(
         # The worktree is fresh, so its index holds this change and nothing else.
         commit_paths(worktree, sorted(change.writes), change.message, with_staged=True)
     except (GitError, OSError):
-        cleanup(root, change.name, worktree)
+        cleanup(vault, change.name, worktree)
         raise
-    return _publish_change(root, change.name, worktree=worktree, timeout=timeout)
+    vault.refs_moved()
+    return _publish_change(vault, change.name, worktree=worktree, timeout=timeout)
 
 
-def resume_change(root: Path, name: str, *, timeout: float = NETWORK_TIMEOUT) -> Outcome:
+def resume_change(where: Vault | Path, name: str, *, timeout: float = NETWORK_TIMEOUT) -> Outcome:
     """Push a committed change that stopped and open its pull request."""
-    root = root.resolve()
-    check_vault(root)
+    vault = Vault.of(where)
+    root = vault.root
+    check_vault(vault)
     _check_name(name)
     branch = BRANCH_PREFIX + name
-    if not read_meta(root, name) or not git.ref_exists(root, f"refs/heads/{branch}"):
+    if not read_meta(vault, name) or not git.ref_exists(root, f"refs/heads/{branch}"):
         raise UsageError(
             f"There is no unfinished change {name} in {root}.",
             fix="`lore proposals` lists the proposals and their state.",
         )
-    return _publish_change(root, name, worktree=worktrees(root).get(branch), timeout=timeout)
+    return _publish_change(vault, name, worktree=worktrees(vault).get(branch), timeout=timeout)
 
 
 def _check_name(name: str) -> None:
@@ -151,15 +157,15 @@ def _check_name(name: str) -> None:
         )
 
 
-def _publish_change(root: Path, name: str, *, worktree: Path | None, timeout: float) -> Outcome:
-    meta = read_meta(root, name)
+def _publish_change(vault: Vault, name: str, *, worktree: Path | None, timeout: float) -> Outcome:
+    meta = read_meta(vault, name)
     request = PullRequest(
         title=str(meta.get("title") or BRANCH_PREFIX + name),
         body=str(meta.get("body") or ""),
         labels=[str(label) for label in meta.get("labels") or []],
     )
     return publish_branch(
-        root,
+        vault,
         name,
         request,
         worktree=worktree,

@@ -22,8 +22,10 @@ from lore.sanitize import sanitize_field
 from lore.sanitize.secret_scan import mask_secrets
 from lore.team.proposals.branches import BRANCH_PREFIX, REMOTE, base_of, cleanup, resume_command
 from lore.vault import gh, git
+from lore.vault.local_state import check_state_dir
 from lore.vault.remote import github_repo
 from lore.vault.repository import has_changes
+from lore.vault.resolved import Vault
 from lore.vault.worktree import worktrees
 from lore.versioned import versioned
 
@@ -93,13 +95,15 @@ def curator_status(checks: list[dict[str, Any]] | None) -> str:
     return "running"
 
 
-def list_proposals(root: Path) -> ProposalList:
-    root = root.resolve()
+def list_proposals(where: Vault | Path) -> ProposalList:
+    vault = Vault.of(where)
+    root = vault.root
     listing = ProposalList(vault=str(root))
-    if not git.is_git_work_tree(root):
+    if not vault.is_git:
         listing.notices.append(f"{root} is not a git repository: it has no proposals.")
         return listing
-    url = git.remote_url(root, REMOTE)
+    check_state_dir(root, vault.state_dir)  # where the proposals are kept: a file hides them
+    url = git.remote_url(root, REMOTE, vault.found)
     github = github_repo(url)
     seen: set[str] = set()
     if github is not None:
@@ -126,7 +130,7 @@ def list_proposals(root: Path) -> ProposalList:
                 )
             )
     elif url is not None:
-        base_ref = base_of(root, REMOTE)[1]
+        base_ref = base_of(vault, REMOTE)[1]
         pushed = git.list_refs(root, f"refs/remotes/{REMOTE}/{BRANCH_PREFIX}")
         for ref, commit in sorted(pushed.items()):
             if git.is_ancestor(root, commit, base_ref):
@@ -142,7 +146,7 @@ def list_proposals(root: Path) -> ProposalList:
                     next_step=f"Open or review the merge request for {branch} on {url}.",
                 )
             )
-    trees = worktrees(root)
+    trees = worktrees(vault)
     for ref in sorted(git.list_refs(root, f"refs/heads/{BRANCH_PREFIX}")):
         branch = ref[len("refs/heads/") :]
         if branch in seen:
@@ -155,7 +159,7 @@ def list_proposals(root: Path) -> ProposalList:
         if not title and written:
             assert tree is not None
             title = _title_of((tree / path).read_bytes(), path)
-        if not written and _holds_nothing(root, ref, tree):
+        if not written and _holds_nothing(vault, ref, tree):
             # Stopped before the note was written (a closed terminal at "Propose?" in an
             # older lore): there is nothing to finish, only to remove.
             listing.rows.append(
@@ -181,7 +185,7 @@ def list_proposals(root: Path) -> ProposalList:
                 state="unfinished",
                 title=title,
                 curator="local",
-                next_step=f"{step}; finish with `{resume_command(root, note_id)}`, or "
+                next_step=f"{step}; finish with `{resume_command(vault, note_id)}`, or "
                 f"`lore proposals discard {note_id}`"
                 if url is not None
                 else step,
@@ -190,10 +194,11 @@ def list_proposals(root: Path) -> ProposalList:
     return listing
 
 
-def _holds_nothing(root: Path, ref: str, tree: Path | None) -> bool:
+def _holds_nothing(vault: Vault, ref: str, tree: Path | None) -> bool:
     """The branch has no commit of its own and its worktree no change: nothing to send."""
+    root = vault.root
     commit = git.resolve_commit(root, ref)
-    base = base_of(root, REMOTE if git.remote_url(root, REMOTE) else None)[1]
+    base = base_of(vault, REMOTE if git.remote_url(root, REMOTE, vault.found) else None)[1]
     if commit is None or not git.is_ancestor(root, commit, base):
         return False
     return tree is None or not has_changes(tree, ".")
@@ -211,17 +216,19 @@ def _title_of(raw: bytes, path: str) -> str:
     return mask_secrets(report.note.title) if report.note is not None else ""
 
 
-def discard_proposal(root: Path, note_id: str) -> list[str]:
+def discard_proposal(where: Vault | Path, note_id: str) -> list[str]:
     """`lore proposals discard ID`: remove a proposal that never left this machine — its
     worktree, its local branch and its metadata. A branch already pushed stays on the
     remote (closing its pull request is a decision for GitHub); what to do is returned."""
-    root = root.resolve()
-    if not git.is_git_work_tree(root):
+    vault = Vault.of(where)
+    root = vault.root
+    if not vault.is_git:
         raise UsageError(f"{root} is not a git repository: it has no proposals.")
     if not is_valid_id(note_id):
         raise UsageError(f"'{note_id}' is not a proposal id.", fix="`lore proposals` lists them.")
+    check_state_dir(root, vault.state_dir)
     branch = BRANCH_PREFIX + note_id
-    tree = worktrees(root).get(branch)
+    tree = worktrees(vault).get(branch)
     if not git.ref_exists(root, f"refs/heads/{branch}") and tree is None:
         raise UsageError(
             f"There is no local proposal {note_id} in {root}.",
@@ -237,7 +244,7 @@ def discard_proposal(root: Path, note_id: str) -> list[str]:
         copy = lore_home() / "discarded" / f"{note_id}.md"
         write_atomic(copy, raw, mode=0o600)
         said.append(f"A copy of the note is kept in {copy}.")
-    cleanup(root, note_id, tree)
+    cleanup(vault, note_id, tree)
     if git.ref_exists(root, f"refs/remotes/{REMOTE}/{branch}"):
         said.append(
             f"{branch} is still on {REMOTE}: close its pull request, or delete it with "

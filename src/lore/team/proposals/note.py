@@ -36,7 +36,7 @@ from lore.note.ids import is_valid_id
 from lore.note.model import Note, is_author, is_github_handle
 from lore.note.parse import parse_note
 from lore.note.render import render_note
-from lore.paths import state_dir
+from lore.taxonomy import TAXONOMY_FILE
 from lore.team.drafts.draft import NoteInput, build_note, with_unique_id
 from lore.team.proposals.branches import (
     BRANCH_PREFIX,
@@ -53,11 +53,14 @@ from lore.team.proposals.branches import (
 )
 from lore.team.proposals.pr_body import pr_body, pr_labels, pr_title
 from lore.vault import gh, git
+from lore.vault.local_state import ensure_state_dir
 from lore.vault.remote import NETWORK_TIMEOUT, GitHubRepo, RemoteError, github_repo
 from lore.vault.remote import fetch as fetch_remote
 from lore.vault.repository import commit_paths, has_changes
+from lore.vault.resolved import Vault
 from lore.vault.worktree import (
     add_worktree,
+    check_out_also,
     checkout_worktree,
     proposals_dir,
     remove_worktree,
@@ -73,7 +76,7 @@ LOCK_TIMEOUT = 120.0
 class Proposal:
     """A drafted note on its own branch and worktree, checked but not yet committed."""
 
-    root: Path
+    vault: Vault
     note: Note
     text: str
     branch: str
@@ -86,6 +89,11 @@ class Proposal:
     preview: str
     agent: str | None = None
     notices: list[str] = field(default_factory=list)
+    taxonomy: bytes | None = None  # `_taxonomy.md` proposed with the note (`unlisted`)
+
+    @property
+    def root(self) -> Path:
+        return self.vault.root
 
     @property
     def secrets(self) -> list[Finding]:
@@ -179,24 +187,20 @@ def author_notice(author: str | None) -> str | None:
     )
 
 
-def default_repo(data: NoteInput, root: Path, cwd: Path) -> str | None:
+def default_repo(data: NoteInput, vault: Vault, cwd: Path) -> str | None:
     """Fill in `repo` from the code repository the user stands in, detected as recall
     detects it (`current_repo_name`), when the note names none and the vault's taxonomy
     lists that repository; returns what to tell the user, or None."""
     if data.repo:
         return None
-    found = git.find_git_dir(cwd)
-    if found is None or found[0].resolve() == root:
+    found = git.find_git_dir(cwd)  # the code repository's, not the vault's
+    if found is None or found[0].resolve() == vault.root:
         return None  # not in a repository, or in the vault itself
     name = git.current_repo_name(cwd)
-    if not name:
+    taxonomy = vault.taxonomy  # as the reviewed branch has it
+    if not name or taxonomy is None:
         return None
-    from lore.taxonomy import parse_taxonomy
-
-    try:
-        repos = parse_taxonomy((root / "_taxonomy.md").read_text(encoding="utf-8")).repos
-    except OSError:
-        return None
+    repos = taxonomy.repos
     listed = {repo.lower(): repo for repo in repos}
     if name.lower() not in listed:
         return (
@@ -214,8 +218,9 @@ def _identity(root: Path, author: str | None) -> tuple[str, str] | None:
     return author, f"{author}@users.noreply.github.com"
 
 
-def _taken_ids(root: Path, base_ref: str) -> set[str]:
-    ids = taken_names(root)
+def _taken_ids(vault: Vault, base_ref: str) -> set[str]:
+    root = vault.root
+    ids = taken_names(vault)
     commits = {git.resolve_commit(root, ref) for ref in (base_ref, "HEAD")}
     for commit in commits - {None}:
         assert commit is not None
@@ -230,7 +235,7 @@ def _taken_ids(root: Path, base_ref: str) -> set[str]:
 
 
 def start_proposal(
-    root: Path,
+    where: Vault | Path,
     data: NoteInput,
     *,
     timeout: float = NETWORK_TIMEOUT,
@@ -242,12 +247,15 @@ def start_proposal(
 
     `dry_run`: check the draft only; no branch, worktree or metadata is created. `cwd`:
     where the user stands; a note with no `repo` is about the code repository there, as
-    recall takes it (`default_repo`).
+    recall takes it (`default_repo`). `where`: the vault, resolved once here when given as
+    a folder; every step below takes the same `Vault`.
     """
-    root = root.resolve()
-    check_vault(root)
-    repo_notice = default_repo(data, root, cwd) if cwd is not None else None
-    url = git.remote_url(root, REMOTE)
+    vault = Vault.of(where)
+    root = vault.root
+    check_vault(vault)
+    ensure_state_dir(root, vault.state_dir)  # its lock and worktree live there
+    repo_notice = default_repo(data, vault, cwd) if cwd is not None else None
+    url = git.remote_url(root, REMOTE, vault.found)
     remote = REMOTE if url else None
     github = github_repo(url)
     author = data.author or author_lookup(root, github)
@@ -257,7 +265,7 @@ def start_proposal(
         said = author_notice(author)
         if said:
             notices.append(said)
-    lock = FileLock(state_dir(root) / LOCK_FILE, timeout=LOCK_TIMEOUT)
+    lock = FileLock(vault.state_dir / LOCK_FILE, timeout=LOCK_TIMEOUT)
     try:
         lock.acquire()
     except LockTimeout:
@@ -268,20 +276,21 @@ def start_proposal(
     try:
         if remote is not None:
             try:
-                fetch_remote(root, remote, timeout=timeout, gh=gh.gh_executable())
+                fetch_remote(root, remote, timeout=timeout, gh=gh.gh_executable(), url=url)
             except RemoteError as exc:
                 notices.append(
                     f"Could not fetch {remote} ({exc.detail or exc.kind}); the proposal starts "
                     "from the last fetched state of its default branch."
                 )
-        base_branch, base_ref = base_of(root, remote)
-        note = with_unique_id(note, _taken_ids(root, base_ref).__contains__, keep=bool(data.id))
+            vault.refs_moved()
+        base_branch, base_ref = base_of(vault, remote)
+        note = with_unique_id(note, _taken_ids(vault, base_ref).__contains__, keep=bool(data.id))
         branch = BRANCH_PREFIX + note.id
-        worktree = None if dry_run else proposals_dir(root) / note.id
+        worktree = None if dry_run else proposals_dir(vault) / note.id
         if worktree is not None:
-            add_worktree(root, worktree, branch, base_ref, only=[note.path])
+            add_worktree(vault, worktree, branch, base_ref, only=[note.path])
             write_meta(
-                root,
+                vault,
                 note.id,
                 {
                     "id": note.id,
@@ -295,13 +304,13 @@ def start_proposal(
         lock.release()
     text = render_note(note)
     try:
-        result = curate(root, Drafts({note.path: text.encode("utf-8")}, at=base_ref))
+        result = curate(vault, Drafts({note.path: text.encode("utf-8")}, at=base_ref))
     except BaseException:
         if worktree is not None:
-            cleanup(root, note.id, worktree)
+            cleanup(vault, note.id, worktree)
         raise
     return Proposal(
-        root=root,
+        vault=vault,
         note=note,
         text=text,
         branch=branch,
@@ -310,7 +319,7 @@ def start_proposal(
         base_ref=base_ref,
         remote=remote,
         github=github,
-        findings=with_suggested_tags(result.findings, note, root, base_ref),
+        findings=with_suggested_tags(result.findings, note, vault, base_ref),
         preview=result.previews.get(note.path, ""),
         agent=data.agent or None,
         notices=notices + result.notices,
@@ -318,7 +327,7 @@ def start_proposal(
 
 
 def with_suggested_tags(
-    findings: list[Finding], note: Note, root: Path, base_ref: str
+    findings: list[Finding], note: Note, vault: Vault, base_ref: str
 ) -> list[Finding]:
     """A note with no tags is refused (`frontmatter/missing-field`); its fix then names
     the tags `_taxonomy.md` suggests for the title and body — the same matcher as
@@ -328,7 +337,7 @@ def with_suggested_tags(
     from lore.taxonomy import parse_taxonomy
     from lore.team.imports.tagging import Tagger
 
-    raw = git.read_file_at(root, base_ref, "_taxonomy.md")
+    raw = git.read_file_at(vault.root, base_ref, "_taxonomy.md")
     if raw is None:
         return findings
     suggested = Tagger(parse_taxonomy(raw.decode("utf-8", "replace"))).suggest(
@@ -351,7 +360,7 @@ def with_suggested_tags(
 def discard(proposal: Proposal) -> None:
     """Remove a proposal that was never committed: its worktree, branch and metadata."""
     if proposal.worktree is not None:
-        cleanup(proposal.root, proposal.note.id, proposal.worktree)
+        cleanup(proposal.vault, proposal.note.id, proposal.worktree)
 
 
 def _blocked(findings: list[Finding], force: bool, kept: str | None) -> ProposalError | None:
@@ -376,17 +385,20 @@ def _blocked(findings: list[Finding], force: bool, kept: str | None) -> Proposal
     return None
 
 
-def _commit_note(root: Path, worktree: Path, note: Note) -> None:
+def _commit_note(vault: Vault, worktree: Path, note: Note, *, taxonomy: bool = False) -> None:
+    """Commit the note (`taxonomy`: with the `_taxonomy.md` that lists what it names)."""
+    also = f"\n\nAdds to {TAXONOMY_FILE} what it names." if taxonomy else ""
     commit_paths(
         worktree,
-        [note.path],
-        f"lore: {note.title}\n\nProposes {note.path}.",
-        fallback_identity=_identity(root, note.author),
+        [note.path, *([TAXONOMY_FILE] if taxonomy else [])],
+        f"lore: {note.title}\n\nProposes {note.path}.{also}",
+        fallback_identity=_identity(vault.root, note.author),
     )
+    vault.refs_moved()
 
 
 def _publish_note(
-    root: Path,
+    vault: Vault,
     note: Note,
     request: PullRequest,
     *,
@@ -401,7 +413,7 @@ def _publish_note(
         else f"the branch {BRANCH_PREFIX}{note.id}"
     )
     return publish_branch(
-        root,
+        vault,
         note.id,
         request,
         worktree=worktree,
@@ -443,8 +455,16 @@ def submit(proposal: Proposal, *, force: bool = False, timeout: float = NETWORK_
         )
     note_file = proposal.worktree / proposal.note.path
     write_atomic(note_file, proposal.text.encode("utf-8"))
+    if proposal.taxonomy is not None:
+        check_out_also(proposal.root, proposal.worktree, TAXONOMY_FILE)
+        write_atomic(proposal.worktree / TAXONOMY_FILE, proposal.taxonomy)
     try:
-        _commit_note(proposal.root, proposal.worktree, proposal.note)
+        _commit_note(
+            proposal.vault,
+            proposal.worktree,
+            proposal.note,
+            taxonomy=proposal.taxonomy is not None,
+        )
     except GitError as exc:
         raise ProposalError(
             f"The note is written to {note_file} but could not be committed: {exc.message}",
@@ -458,8 +478,10 @@ def submit(proposal: Proposal, *, force: bool = False, timeout: float = NETWORK_
         agent=proposal.agent,
         forced=force and bool(proposal.errors),
     )
+    if proposal.taxonomy is not None:
+        request.body += f"\n\nIt adds what it names to `{TAXONOMY_FILE}`: review that line too.\n"
     return _publish_note(
-        proposal.root,
+        proposal.vault,
         proposal.note,
         request,
         worktree=proposal.worktree,
@@ -470,17 +492,19 @@ def submit(proposal: Proposal, *, force: bool = False, timeout: float = NETWORK_
 
 
 def resume(
-    root: Path, note_id: str, *, force: bool = False, timeout: float = NETWORK_TIMEOUT
+    where: Vault | Path, note_id: str, *, force: bool = False, timeout: float = NETWORK_TIMEOUT
 ) -> Outcome:
     """Finish a proposal that stopped: commit what is left, push, open the pull request."""
-    root = root.resolve()
-    check_vault(root)
+    vault = Vault.of(where)
+    root = vault.root
+    check_vault(vault)
     if not is_valid_id(note_id):
         raise UsageError(f"'{note_id}' is not a note id.", fix="`lore proposals` lists them.")
+    ensure_state_dir(root, vault.state_dir)
     branch = BRANCH_PREFIX + note_id
     path = f"notes/{note_id}.md"
-    meta = read_meta(root, note_id)
-    base_branch = str(meta.get("base_branch") or base_of(root, REMOTE)[0])
+    meta = read_meta(vault, note_id)
+    base_branch = str(meta.get("base_branch") or base_of(vault, REMOTE)[0])
     agent = meta.get("agent") or None
     if not git.ref_exists(root, f"refs/heads/{branch}"):
         remote_ref = f"refs/remotes/{REMOTE}/{branch}"
@@ -493,30 +517,43 @@ def resume(
         note = parse_note(raw, path)
         request = _note_request(note, raw.decode("utf-8"), "", [], agent=agent, forced=False)
         return _publish_note(
-            root, note, request, worktree=None, base_branch=base_branch, timeout=timeout, notices=[]
+            vault,
+            note,
+            request,
+            worktree=None,
+            base_branch=base_branch,
+            timeout=timeout,
+            notices=[],
         )
-    worktree = worktrees(root).get(branch)
+    worktree = worktrees(vault).get(branch)
     if worktree is None or not worktree.is_dir():  # its folder is gone: the branch has it
         if worktree is not None:
-            remove_worktree(root, worktree)
-        worktree = proposals_dir(root) / note_id
-        checkout_worktree(root, worktree, branch, only=[path])
+            remove_worktree(vault, worktree)
+        worktree = proposals_dir(vault) / note_id
+        checkout_worktree(vault, worktree, branch, only=[path])
     note_file = worktree / path
     if not note_file.is_file():
         raise ProposalError(
             f"The branch {branch} has no {path}.",
             fix=f"Put the note back in {note_file}, then run `lore remember --resume {note_id}`.",
         )
+    if (worktree / TAXONOMY_FILE).is_file() and has_changes(worktree, TAXONOMY_FILE):
+        commit_paths(  # the note's taxonomy line first, so that the note is checked with it
+            worktree,
+            [TAXONOMY_FILE],
+            f"lore: add to {TAXONOMY_FILE} what {path} names",
+            fallback_identity=_identity(root, parse_note(note_file.read_bytes(), path).author),
+        )
     if has_changes(worktree, path):
-        checked = curate(root, Drafts({path: note_file.read_bytes()}, at=branch))
+        checked = curate(vault, Drafts({path: note_file.read_bytes()}, at=branch))
         blocked = _blocked(checked.findings, force, str(note_file))
         if blocked is not None:
             raise blocked
-        _commit_note(root, worktree, parse_note(note_file.read_bytes(), path))
+        _commit_note(vault, worktree, parse_note(note_file.read_bytes(), path))
     base_ref = f"refs/remotes/{REMOTE}/{base_branch}"
     if not git.ref_exists(root, base_ref):
         base_ref = base_branch
-    review = curate(root, Range(base_ref, branch))
+    review = curate(vault, Range(base_ref, branch))
     blocked = _blocked(review.findings, force, str(note_file))
     if blocked is not None:
         raise blocked
@@ -531,5 +568,11 @@ def resume(
         forced=force and bool([f for f in review.findings if f.is_error]),
     )
     return _publish_note(
-        root, note, request, worktree=worktree, base_branch=base_branch, timeout=timeout, notices=[]
+        vault,
+        note,
+        request,
+        worktree=worktree,
+        base_branch=base_branch,
+        timeout=timeout,
+        notices=[],
     )
