@@ -244,8 +244,9 @@ def _show_plan(plan: ImportPlan) -> None:
     """The plan as a person reads it (on stdout): each note, its findings, the skips."""
     out = console()
     base = plan.base_ref[:12]
+    what = "draft(s) for the drafts inbox, checked" if plan.kind in MEMORY_KINDS else "note(s)"
     out.print(
-        f"[bold]lore import {safe(plan.kind)}[/]: {len(plan.candidates)} note(s) against "
+        f"[bold]lore import {safe(plan.kind)}[/]: {len(plan.candidates)} {what} against "
         f"{safe(plan.base_branch)} at {base}"
     )
     for candidate in plan.candidates:
@@ -270,6 +271,15 @@ def _show_plan(plan: ImportPlan) -> None:
         out.print(
             f"  [cyan]_taxonomy.md[/]: proposes {safe(plan.new_tags[tag].removeprefix('- '))}"
         )
+    if plan.unlisted_repos or plan.unlisted_tags:
+        out.print(
+            "  [cyan]_taxonomy.md[/] lacks what these drafts name, and a draft cannot add it: "
+            "add these lines before proposing them"
+        )
+    for repo in plan.unlisted_repos:
+        out.print(f"    under ## Repos: {safe(f'- `{repo}` — The {repo} repository.')}")
+    for tag in plan.unlisted_tags:
+        out.print(f"    under ## {safe(tag.split('/', 1)[0])}: {safe(plan.new_tags[tag])}")
     for skip in plan.skipped:
         out.print(f"  [yellow]-[/] {safe(skip.source)}: [dim]{safe(skip.reason)}[/]")
 
@@ -277,11 +287,13 @@ def _show_plan(plan: ImportPlan) -> None:
 def _summary(plan: ImportPlan, result: ProposeResult | None, *, force: bool) -> None:
     """What was (or would be) proposed, counted as `propose_plan` counts it."""
     out = console(stderr=True)
-    left = result.left_out if result is not None else blocked(plan, force=force)[1]
+    inbox = plan.kind in MEMORY_KINDS
+    left = [] if inbox else (result.left_out if result else blocked(plan, force=force)[1])
     verb = "proposed" if result is not None else "would be proposed"
+    what = "draft(s) would be saved to the drafts inbox" if inbox else f"note(s) {verb}"
     not_proposed = f", {len(left)} not proposed" if left else ""
     out.print(
-        f"[bold]Summary[/]: {len(plan.candidates) - len(left)} note(s) {verb}{not_proposed}, "
+        f"[bold]Summary[/]: {len(plan.candidates) - len(left)} {what}{not_proposed}, "
         f"{len(plan.skipped)} skipped."
     )
     for reason, count in plan.skip_reasons().most_common():
@@ -294,7 +306,7 @@ def _summary(plan: ImportPlan, result: ProposeResult | None, *, force: bool) -> 
             "  findings: " + ", ".join(f"{safe(rule)} {n}" for rule, n in sorted(counts.items()))
         )
     if result is None:
-        out.print("[dim]Dry run: nothing was proposed.[/]")
+        out.print(f"[dim]Dry run: nothing was {'saved' if inbox else 'proposed'}.[/]")
 
 
 def _confirm(plan: ImportPlan, *, force: bool, one_per_note: bool) -> bool:

@@ -217,6 +217,37 @@ def test_gemini_memory_imported_twice_offers_only_the_new_fact(
     assert [d["source"] for d in third[1]["drafts"]] == ["GEMINI.md:13"]
 
 
+def test_a_memory_dry_run_says_what_the_inbox_gets_and_what_the_taxonomy_lacks(
+    gemini_store: Path, checkout: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A draft carries no `_taxonomy.md` line, so the import does not pretend to add one:
+    a fact no tag fits still gets a tag (never `tags: []`), and the lines the drafts need
+    are printed for the person to add before proposing them."""
+    text = gemini_store.read_text(encoding="utf-8")
+    gemini_store.write_text(
+        text + "- Zanzibar tuples for the reporting service are rebuilt by the "
+        "`zanzibar-sync` job every hour.\n",
+        encoding="utf-8",
+    )
+    code, data, out, err = run_import(
+        capsys, "gemini-memory", "--vault", str(checkout), "--repo", "reports-ui", "--dry-run"
+    )
+    assert code == 1, err  # the curator's unknown-repo and unknown-tag errors, said on each
+    assert "4 draft(s) for the drafts inbox, checked against" in out
+    assert "adds reports-ui" not in out and "proposes `" not in out
+    assert "under ## Repos: - `reports-ui` — The reports-ui repository." in out
+    assert "under ## tool: - `tool/zanzibar-sync` — zanzibar-sync" in out, out
+    assert "Summary: 4 draft(s) would be saved to the drafts inbox" in err
+    assert "Dry run: nothing was saved." in err
+    code, data, out, err = run_import(
+        capsys, "gemini-memory", "--vault", str(checkout), "--dry-run", "--json"
+    )
+    assert data is not None, out
+    assert all(frontmatter(n["text"])["tags"] != "[]" for n in data["notes"])
+    zanzibar = frontmatter(note_by_source(data, "GEMINI.md:12")["text"])
+    assert zanzibar["tags"] == "[tool/zanzibar-sync]"
+
+
 # ---- Codex ----
 
 

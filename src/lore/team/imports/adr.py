@@ -9,22 +9,27 @@ so is:
 
 - a *rejected* ADR: the team decided against it, and recall serves every note as what
   holds — a rejected decision would read as a current one;
-- a *deprecated* ADR: it no longer holds and nothing in the import replaces it;
+- a *deprecated* ADR that nothing in the import replaces: it no longer holds (one that a
+  record of the import replaces is imported, and made inactive by it);
 - a *superseded* ADR whose successor is not in the import (it would be served as
   current, with nothing to make it inactive);
 - an ADR with no date in the file and no record in git (lore never makes one up).
 
-Supersession comes from either side of a pair ("Superseded by [3](0003-….md)" in the
-old ADR, "Supersedes ADR 2" in the new one, a link by path, number or title) and
-becomes `supersedes` on the newer note, which makes the older one inactive. A pair that
-either side calls partial, and "amends"/"clarifies"-style links, become `## Related`
-links. Proposed and draft ADRs get `confidence: low`, accepted ones `high`, ADRs with
-no status `medium`.
+Supersession comes from either side of a pair, wherever the authors wrote it
+(`adr_links`: status lines, metadata fields, deprecation notes, prose; a link by path,
+number or title) and becomes `supersedes` on the newer note, which makes the older one
+inactive; a status line outweighs prose, and a denied replacement is none. A pair that
+either side calls partial, a record that replaces part of another, and "amends",
+"supplements", "clarifies"-style links become `## Related` links. Proposed and draft
+ADRs get `confidence: low`, accepted ones `high`, ADRs with no status `medium`.
 
-The note keeps the ADR's own words: `## What` is the decision (its first sentence
-stands alone), `## Why` the context, both cut at sentence ends to fit the vault's
-`max_body_words`; code blocks, tables and images are left out and the note's `source`
-links to the full text.
+The note keeps the ADR's own words, as its template meant them (`adr_parse` reads the
+sections by what their headings say, `adr_body` maps them): `## What` is the decision —
+Nygard's Decision, MADR's Decision Outcome with its chosen option and "because", a
+Y-statement's "we decided for … to achieve …" — its first sentence standing alone;
+`## Why` the context; `## Gotchas` the consequences (of MADR's, the bad ones: the good
+join `## Why`). All are cut at sentence ends to fit the vault's `max_body_words`; code
+blocks, tables and images are left out and the note's `source` links to the full text.
 """
 
 from __future__ import annotations

@@ -71,8 +71,7 @@ def plan_batch(
             )
         else:
             kept.append(draft)
-    inbox = kind in MEMORY_KINDS  # drafts go to the inbox, which carries no taxonomy line
-    proposed = propose_tags(kept, view.taxonomy, existing_only=inbox)
+    proposed = propose_tags(kept, view.taxonomy)
     plan.new_tags = {tag.name: tag.line() for tag in proposed}
     for _ in range(MAX_PASSES):
         candidates = build_candidates(view, kept, resolved, author)
@@ -145,13 +144,20 @@ def _note(draft: Draft, author: str | None) -> Note:
 
 def _add_taxonomy(plan: ImportPlan, view: VaultView, candidates: list[Candidate]) -> None:
     """The repositories the notes name and `_taxonomy.md` lacks, added under `## Repos`, and
-    the tags proposed for notes no tag fitted, under their dimension — in the same change."""
+    the tags proposed for notes no tag fitted, under their dimension — in the same change.
+    Drafts for the inbox (agents' memories) carry no such line: the repositories and tags
+    are named in `unlisted_repos` and `unlisted_tags`, and the curator's
+    `taxonomy/unknown-repo` and `unknown-tag` say so on each draft."""
     listed = {name.lower() for name in (view.taxonomy.repos if view.taxonomy else {})}
     missing = sorted({r for c in candidates for r in c.note.repo if r.lower() not in listed})
     used = {tag for c in candidates for tag in c.note.tags}
+    plan.taxonomy = None
+    if plan.kind in MEMORY_KINDS:  # a draft carries no `_taxonomy.md` line: say what it lacks
+        plan.unlisted_repos, plan.added_repos, plan.added_tags = missing, [], []
+        plan.unlisted_tags = [tag for tag in plan.new_tags if tag in used]
+        return
     plan.added_repos = missing
     plan.added_tags = [tag for tag in plan.new_tags if tag in used]
-    plan.taxonomy = None
     if (missing or plan.added_tags) and view.taxonomy_text is not None:
         text = view.taxonomy_text
         if missing:

@@ -135,8 +135,10 @@ class ImportPlan:
     skipped: list[Skip] = field(default_factory=list)
     taxonomy: bytes | None = None  # `_taxonomy.md` with the repositories it adds
     added_repos: list[str] = field(default_factory=list)
+    unlisted_repos: list[str] = field(default_factory=list)  # named, not added (drafts inbox)
     new_tags: dict[str, str] = field(default_factory=dict)  # tag -> its `_taxonomy.md` line
     added_tags: list[str] = field(default_factory=list)  # the new tags the candidates use
+    unlisted_tags: list[str] = field(default_factory=list)  # new, not added (drafts inbox)
     notices: list[str] = field(default_factory=list)
     sources: list[Path] = field(default_factory=list)  # the folders and files read (real)
 

@@ -79,13 +79,8 @@ class NewTag:
         return line
 
 
-def propose_tags(
-    drafts: list[Draft], taxonomy: Taxonomy | None, *, existing_only: bool = False
-) -> list[NewTag]:
+def propose_tags(drafts: list[Draft], taxonomy: Taxonomy | None) -> list[NewTag]:
     """Give every untagged draft a tag, existing or new; the new tags, for `_taxonomy.md`.
-
-    `existing_only` (drafts saved to the inbox, which carries no `_taxonomy.md` line): a
-    term that names a tag of the taxonomy is taken, and a draft no tag names says so.
 
     A note's terms come from its title, and the named things of its first sentence; it
     takes the one most notes of the batch mention (so a tag serves as many as it can),
@@ -122,12 +117,6 @@ def propose_tags(
         if not slug:
             continue
         tag = existing.get(slug)
-        if tag is None and existing_only:
-            draft.unmapped.append(
-                "no tag of the taxonomy fits: give it one when you edit the draft, or add "
-                f"one (such as {_dimension(kind, dimensions)}/{slug}) to _taxonomy.md first"
-            )
-            continue
         if tag is None:
             tag = f"{_dimension(kind, dimensions)}/{slug}"
             made.setdefault(tag, NewTag(tag, display.strip("`"), draft.title))
