@@ -170,6 +170,12 @@ def with_tags(text: str, tags: list[str], *, by: str) -> str:
     return text
 
 
+def with_lines(text: str, section: str, lines: list[str]) -> str:
+    """`_taxonomy.md` with entry lines written whole (`- `name` — definition`) after the last
+    entry of `## section`, or in a new section at the end."""
+    return _with_entries(text, section, lines)
+
+
 def _with_entries(text: str, section: str, new: list[str]) -> str:
     """`text` with `new` after the last entry of `## section`, or in a new section."""
     lines = text.split("\n")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -443,3 +444,46 @@ def test_the_project_hook_for_session_end_is_silent_without_lore(
         timeout=60,
     )
     assert (run.returncode, run.stdout, run.stderr) == (0, b"", b"")
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "gemini-cli", "codex"])
+def test_the_nudge_mentions_the_agents_new_private_memories_until_they_are_imported(
+    agent: str,
+    team_vault: Vault,
+    work_repo: Path,
+    tmp_path: Path,
+    isolated_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each agent's memory in its documented place (tests/fixtures/import/*-memory, whose
+    READMEs cite the docs): the nudge counts the memory files this vault has not imported."""
+    from lore.team.imports.kinds import KIND_OF_AGENT
+    from lore.team.imports.memory_ledger import record
+    from lore.team.imports.memory_stores import default_store, snapshot, store_name
+
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "import"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(isolated_home / ".claude"))
+    monkeypatch.setenv("CODEX_HOME", str(isolated_home / ".codex"))
+    kind = KIND_OF_AGENT[agent]
+    store = default_store(kind, work_repo)
+    source = {
+        "claude-memory": fixtures / "claude-memory" / "memory",
+        "gemini-memory": fixtures / "gemini-memory" / ".gemini",
+        "codex-memory": fixtures / "codex-memory" / "memories",
+    }[kind]
+    shutil.copytree(source, store if kind != "gemini-memory" else store.parent)
+    files = {"claude-memory": 5, "gemini-memory": 1, "codex-memory": 1}[kind]
+
+    transcript = real_work(tmp_path / "t" / "one.jsonl", agent)
+    asked = hook(["session-end", "--agent", agent], end_payload(agent, work_repo, transcript))
+    text = json.loads(asked.stdout).get("reason") or json.loads(asked.stdout)["followup_message"]
+    assert f"{files} private memory file(s) here the team has not seen" in text
+    assert f"`lore import {kind}` drafts them for review" in text
+    assert len(text) < 800
+
+    record(team_vault.root, {}, store_name(kind, store), snapshot(kind, store), when="2026-11-20")
+    transcript = real_work(tmp_path / "t" / "two.jsonl", agent)
+    payload = end_payload(agent, work_repo, transcript, session_id="second-session")
+    later = hook(["session-end", "--agent", agent], payload)
+    text = json.loads(later.stdout).get("reason") or json.loads(later.stdout)["followup_message"]
+    assert "private memory" not in text  # everything there was imported

@@ -324,3 +324,57 @@ def test_a_long_session_is_capped_keeping_its_start_and_end(
     code, out, err = capture(checkout, log, capsys=capsys)
     assert code == 0 and "only its end was read" in err
     assert "FIRST: make the build fast" not in (model.prompts[-1].prompt or "")
+
+
+class KeyedDistiller(llm.KeyModel):
+    """A hosted model's shape (llm's own KeyModel): it needs a key, which nobody set."""
+
+    model_id = "lore-test-keyed-distiller"
+    can_stream = False
+    needs_key = "lore-test-capture"
+    key_env_var = "LORE_TEST_CAPTURE_KEY"
+
+    def __init__(self) -> None:
+        self.prompts: list[llm.Prompt] = []
+
+    def execute(self, prompt, stream, response, conversation, key):  # type: ignore[no-untyped-def]
+        self.prompts.append(prompt)
+        yield json.dumps({"notes": []})
+
+
+def test_a_model_that_needs_a_key_says_which_and_how_at_once(
+    checkout: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """No call that waits for a timeout: the key is missing, and that is said before any."""
+    monkeypatch.setenv("LLM_USER_PATH", str(tmp_path / "llm-user"))
+    monkeypatch.delenv("LORE_TEST_CAPTURE_KEY", raising=False)
+    keyed = KeyedDistiller()
+
+    class Plugin:
+        @llm.hookimpl
+        def register_models(self, register: Callable[..., None]) -> None:
+            register(keyed)
+
+    llm.plugins.pm.register(Plugin(), name=PLUGIN + "-keyed")
+    try:
+        log = session(tmp_path, "codex-rollout.jsonl")
+        code, out, err = capture(checkout, log, "--model", keyed.model_id, capsys=capsys)
+        assert code == 2 and out == ""
+        assert "needs an API key ($LORE_TEST_CAPTURE_KEY), and none is set" in err
+        assert "`export LORE_TEST_CAPTURE_KEY=<your key>`" in err
+        assert "`llm keys set lore-test-capture`" in err
+        code, out, err = capture(checkout, log, "--model", keyed.model_id, "--json", capsys=capsys)
+        assert code == 2
+        failure = json.loads(out)  # --json: the failure is JSON too
+        assert failure["version"] == 1 and failure["status"] == "failed"
+        assert "LORE_TEST_CAPTURE_KEY" in failure["error"] and "llm keys set" in failure["fix"]
+        assert keyed.prompts == []  # nothing was sent
+        monkeypatch.setenv("LORE_TEST_CAPTURE_KEY", "sk-test-not-real")
+        code, out, err = capture(checkout, log, "--model", keyed.model_id, capsys=capsys)
+        assert code == 0, err
+        assert len(keyed.prompts) == 1
+    finally:
+        llm.plugins.pm.unregister(name=PLUGIN + "-keyed")

@@ -12,8 +12,9 @@ from typing import Any
 
 from lore.cli.options import add_dry_run, add_json, add_timeout, add_vault
 from lore.cli.output import console, notice, print_json, safe
-from lore.errors import ExitCode, UsageError
+from lore.errors import ExitCode, LoreError, UsageError
 from lore.team.capture import capture, plan_capture
+from lore.team.proposals.note import failure_json
 from lore.vaults import one_vault
 
 EPILOG = """\
@@ -72,6 +73,18 @@ def register(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """`lore capture`; with `--json`, a failure is a JSON object too (and one line on stderr)."""
+    try:
+        return _run(args)
+    except LoreError as exc:
+        if not args.json:
+            raise
+        print_json(failure_json(exc, None, "failed"))
+        sys.stderr.write(f"lore: {exc}\n")
+        return int(exc.exit_code)
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds.")
     root = one_vault(args.vault).root

@@ -13,6 +13,8 @@ from lore.errors import ExitCode, LoreError, UsageError
 from lore.integrations.agents import AGENT_NAMES, AGENTS
 from lore.integrations.install.ownership import current_launcher
 from lore.integrations.install.run import changes_json, check, check_json, install, uninstall
+from lore.team.imports.kinds import KIND_OF_AGENT
+from lore.team.imports.memory_stores import AGENT_NAME, CLAUDE, default_store, new_since
 from lore.vault.git import find_git_dir
 from lore.vaults import one_vault
 
@@ -145,7 +147,23 @@ def run_install(args: argparse.Namespace) -> int:
         notice(AGENTS[args.agent].next_steps)
         _warn_without_mcp()
         _warn_without_vault()
+        _offer_memory_import(args.agent)
     return _exit_code(changes)
+
+
+def _offer_memory_import(agent: str) -> None:
+    """Where the agent keeps private memories of its own, say how to bring them to review."""
+    kind = KIND_OF_AGENT.get(agent)
+    if kind is None:
+        return
+    count = new_since(kind, default_store(kind, Path.cwd()), None)
+    if count:
+        where = " for this repository" if kind == CLAUDE else ""
+        notice(
+            f"{AGENT_NAME[kind]} already keeps {count} memory file(s) of its own{where}. "
+            f"`lore import {kind}` turns the facts about the code into drafts for you to "
+            "review (facts about you stay private, nothing is proposed until you say so)."
+        )
 
 
 def run_uninstall(args: argparse.Namespace) -> int:

@@ -101,8 +101,12 @@ def _session_end(event: HookEvent) -> bytes | None:
             opened.append(view)
         return view
 
+    def vault_root() -> Path | None:
+        refs = hook_vaults()
+        return refs[0].root if refs else None
+
     try:
-        text = end_of_turn(event, served_view)
+        text = end_of_turn(event, served_view, vault_root)
     finally:
         for view in opened:
             view.close()

@@ -77,11 +77,16 @@ def switched_on(view: IndexView | None) -> bool:
     return user_hook_switches().get(SETTING, True) is not False
 
 
-def end_of_turn(event: HookEvent, served_view: Callable[[], IndexView | None]) -> str:
+def end_of_turn(
+    event: HookEvent,
+    served_view: Callable[[], IndexView | None],
+    vault_root: Callable[[], Path | None] = lambda: None,
+) -> str:
     """The nudge for this end of turn, or "" (the answer to almost every turn).
 
     `served_view` opens the first vault's index; it is called only for a session that
-    has not been asked yet, and the caller closes what it returned.
+    has not been asked yet, and the caller closes what it returned. `vault_root` names
+    that vault, for the line about the agent's own new memories.
     """
     if event.continued:  # this turn was forced by an end-of-turn hook: never loop
         return ""
@@ -93,7 +98,37 @@ def end_of_turn(event: HookEvent, served_view: Callable[[], IndexView | None]) -
     if did_real_work(state):
         state.nudged = True
     save_state(state)
-    return nudge_text() if state.nudged else ""
+    if not state.nudged:
+        return ""
+    root = vault_root()
+    extra = private_memories(event.agent, Path(event.cwd), root) if root is not None else ""
+    return f"{nudge_text()} {extra}" if extra else nudge_text()
+
+
+def private_memories(agent: str, cwd: Path, vault_root: Path) -> str:
+    """A sentence about the agent's own memories this vault has not taken in, or "".
+
+    Claude Code, Gemini CLI and Codex keep memories of their own on this machine
+    (lore.team.imports.memory_stores); the count is of their memory files that appeared or
+    changed since the vault's last `lore import` of them. Any error is silence.
+    """
+    from lore.team.imports.kinds import KIND_OF_AGENT
+
+    kind = KIND_OF_AGENT.get(agent)
+    if kind is None:
+        return ""
+    try:
+        from lore.team.imports.memory_stores import AGENT_NAME, new_memories
+
+        count = new_memories(kind, cwd, vault_root)
+    except Exception:  # noqa: BLE001 - the hook fails open
+        return ""
+    if count <= 0:
+        return ""
+    return (
+        f"{AGENT_NAME[kind]} also has {count} private memory file(s) here the team has not "
+        f"seen: tell the user `{agent_command()} import {kind}` drafts them for review."
+    )
 
 
 def after_compaction(state: SessionState | None, view: IndexView) -> str:

@@ -244,8 +244,9 @@ def choose_model(
     if not key:
         raise NoModel(
             f"The vault's model ({settings.provider} {settings.model}) needs its API key in "
-            f"${settings.api_key_env}, which is not set.",
-            fix="Set it, or pass --model ID for a model of the llm library.",
+            f"${settings.api_key_env}, which is not set; nothing was sent.",
+            fix=f"Set it with `export {settings.api_key_env}=<your key>`, or pass --model ID "
+            "for a model of the llm library.",
         )
     client = HttpClient(settings.provider, settings.model, settings.endpoint, timeout, key)
     return client, where
@@ -260,10 +261,39 @@ def _llm_client(model_id: str, key: str) -> ModelClient:
         if client is None:  # it needs a key and api_key_env has none: llm's own key serves
             import llm
 
-            client = LlmClient(llm.get_model(model_id), None)
+            found = llm.get_model(model_id)
+            if not _llm_has_key(found):  # say so now, not after the model call times out
+                message, fix = _needs_key(model_id, found)
+                raise NoModel(message, fix=fix)
+            client = LlmClient(found, None)
     except ProviderUnavailable as exc:
         raise NoModel(f"The model cannot be used: {exc}.", fix=CONFIGURE) from None
     return client
+
+
+def _llm_has_key(model: Any) -> bool:
+    """Whether llm holds a key for `model` (its key store, or its environment variable)."""
+    import llm
+
+    try:
+        return bool(llm.get_key(alias=model.needs_key, env=model.key_env_var))
+    except Exception:  # noqa: BLE001 - an unreadable key store is no key; the call would fail
+        return False
+
+
+def _needs_key(model_id: str, model: Any) -> tuple[str, str]:
+    """(the sentence, the fix) for an llm model that needs a key no one has set."""
+    alias = str(getattr(model, "needs_key", "") or "")
+    env = str(getattr(model, "key_env_var", "") or "")
+    where = f"${env}" if env else f"llm's key store under {alias!r}"
+    how = [f"export {env}=<your key>"] if env else []
+    if alias:
+        how.append(f"llm keys set {alias}")
+    return (
+        f"The model {model_id} needs an API key ({where}), and none is set; nothing was sent.",
+        "Set it with " + " or ".join(f"`{h}`" for h in how) + ", or name the variable "
+        "that holds it as api_key_env under [curator.semantic] in your config.",
+    )
 
 
 # ---- the prompt ----

@@ -41,7 +41,7 @@ META_SUFFIX = ".json"
 EDIT_SUFFIX = ".edit.md"
 LOCK_NAME = ".lock"
 LOCK_TIMEOUT = 30.0
-ORIGINS = ("remember", "mcp", "capture")
+ORIGINS = ("remember", "mcp", "capture", "import")
 FILE_MODE = 0o600  # a draft is the user's own, unreviewed text
 INBOX = "this vault's drafts inbox"  # how messages name it
 

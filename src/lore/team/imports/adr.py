@@ -9,22 +9,27 @@ so is:
 
 - a *rejected* ADR: the team decided against it, and recall serves every note as what
   holds — a rejected decision would read as a current one;
-- a *deprecated* ADR: it no longer holds and nothing in the import replaces it;
+- a *deprecated* ADR that nothing in the import replaces: it no longer holds (one that a
+  record of the import replaces is imported, and made inactive by it);
 - a *superseded* ADR whose successor is not in the import (it would be served as
   current, with nothing to make it inactive);
 - an ADR with no date in the file and no record in git (lore never makes one up).
 
-Supersession comes from either side of a pair ("Superseded by [3](0003-….md)" in the
-old ADR, "Supersedes ADR 2" in the new one, a link by path, number or title) and
-becomes `supersedes` on the newer note, which makes the older one inactive. A pair that
-either side calls partial, and "amends"/"clarifies"-style links, become `## Related`
-links. Proposed and draft ADRs get `confidence: low`, accepted ones `high`, ADRs with
-no status `medium`.
+Supersession comes from either side of a pair, wherever the authors wrote it
+(`adr_links`: status lines, metadata fields, deprecation notes, prose; a link by path,
+number or title) and becomes `supersedes` on the newer note, which makes the older one
+inactive; a status line outweighs prose, and a denied replacement is none. A pair that
+either side calls partial, a record that replaces part of another, and "amends",
+"supplements", "clarifies"-style links become `## Related` links. Proposed and draft
+ADRs get `confidence: low`, accepted ones `high`, ADRs with no status `medium`.
 
-The note keeps the ADR's own words: `## What` is the decision (its first sentence
-stands alone), `## Why` the context, both cut at sentence ends to fit the vault's
-`max_body_words`; code blocks, tables and images are left out and the note's `source`
-links to the full text.
+The note keeps the ADR's own words, as its template meant them (`adr_parse` reads the
+sections by what their headings say, `adr_body` maps them): `## What` is the decision —
+Nygard's Decision, MADR's Decision Outcome with its chosen option and "because", a
+Y-statement's "we decided for … to achieve …" — its first sentence standing alone;
+`## Why` the context; `## Gotchas` the consequences (of MADR's, the bad ones: the good
+join `## Why`). All are cut at sentence ends to fit the vault's `max_body_words`; code
+blocks, tables and images are left out and the note's `source` links to the full text.
 """
 
 from __future__ import annotations
@@ -33,9 +38,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lore.team.imports.adr_parse import AdrLink, AdrRecord, parse_adr
+from lore.team.imports.adr_body import note_body
+from lore.team.imports.adr_links import AdrLink
+from lore.team.imports.adr_parse import AdrRecord, parse_adr
 from lore.team.imports.code_repo import CodeRepo, repo_of
-from lore.team.imports.markdown import Block, cut_sentences, inline_plain, sentences, word_count
+from lore.team.imports.markdown import inline_plain
 from lore.team.imports.model import Draft, ReadOptions, Skip
 from lore.team.imports.walk import Entry, Unreadable, markdown_files, read_text
 
@@ -71,9 +78,13 @@ def read_adrs(paths: list[Path], options: ReadOptions) -> tuple[list[Draft], lis
     skipped: list[Skip] = []
     repos: dict[Path, CodeRepo] = {}
     files: list[AdrFile] = []
+    seen: set[Path] = set()  # a file in two of the folders given is read once
     for start in paths:
         listed, passed = _walk(start)
         for entry, folder, reason in listed:
+            if entry.path in seen:
+                continue
+            seen.add(entry.path)
             repo = repo_of(entry.path, options.repo, repos)
             source = repo.relative(entry.path) if repo is not None else entry.shown
             if reason:
@@ -172,9 +183,15 @@ def _shown_in_repo(
 
 
 def _link_pairs(records: list[AdrFile]) -> None:
+    """Each pair's link as its records say it: a full supersession becomes `supersedes` on
+    the newer note (the older is inactive); a partial one, or an amendment, a Related link.
+    What a status line or a field states outweighs what a sentence of prose implies, so
+    "Superseded by [ADR-0038]" in one status line stands against "supersedes that
+    description in ADR-0015" in the other's prose; two records that each say the other
+    replaced it are only related."""
     by_path = {adr.path: adr for adr in records}
-    full: dict[tuple[int, int], tuple[AdrFile, AdrFile]] = {}  # (older, newer) by id()
-    partial: set[frozenset[int]] = set()
+    full: dict[tuple[int, int], tuple[AdrFile, AdrFile, bool]] = {}  # (older, newer) by id()
+    partial: dict[frozenset[int], bool] = {}  # pair -> stated
     related: dict[frozenset[int], tuple[AdrFile, AdrFile]] = {}
     for adr in records:
         record = adr.record
@@ -190,24 +207,28 @@ def _link_pairs(records: list[AdrFile]) -> None:
                 continue
             pair = frozenset((id(adr), id(other)))
             if link.kind == "related" or record.partial:
-                if "superse" in link.wording.lower():
-                    partial.add(pair)
+                if "superse" in link.wording.lower() or "replac" in link.wording.lower():
+                    partial[pair] = partial.get(pair, False) or link.stated
                 related.setdefault(pair, (adr, other))
-            elif link.kind == "superseded-by":
-                full[(id(adr), id(other))] = (adr, other)
-            else:
-                full[(id(other), id(adr))] = (other, adr)
-    for key, (older, newer) in full.items():
+                continue
+            key = (id(adr), id(other)) if link.kind == "superseded-by" else (id(other), id(adr))
+            older, newer = (adr, other) if link.kind == "superseded-by" else (other, adr)
+            stated = link.stated or (key in full and full[key][2])
+            full[key] = (older, newer, stated)
+    for key, (older, newer, stated) in full.items():
         pair = frozenset(key)
-        if pair in partial or (key[1], key[0]) in full:
-            if (key[1], key[0]) in full:
-                older.notes.append(
-                    f"it and {newer.source} each say the other replaced it: linked as related"
-                )
+        if (key[1], key[0]) in full:
+            older.notes.append(
+                f"it and {newer.source} each say the other replaced it: linked as related"
+            )
+            related.setdefault(pair, (older, newer))
+            continue
+        if pair in partial and (partial[pair] or not stated):
             related.setdefault(pair, (older, newer))
             continue
         newer.older.append(older)
         older.replaced = True
+        related.pop(pair, None)
     for first, second in related.values():
         first.related.append(second)
 
@@ -229,14 +250,21 @@ def _resolve(
         for other in records:
             if _stem(other.path.name) == stem or (other.folder or "").lower() == stem:
                 return other
-    if link.number is not None:
+    number = link.number if link.number is not None else _number_in_target(link.target)
+    if number is not None:
+        numbered = [o for o in records if o.record is not None and _number_of(o) == number]
+        named = _slug_words(link.target)
+        if named:  # a link to `0016-compliance-documentation.md`, a file no longer there:
+            numbered = [o for o in numbered if named & _slug_words(o.path.stem)]  # not 0016-x
         same_folder = [
-            o for o in records
-            if (o.path.parent.parent if o.folder else o.path.parent) == base
-            and o.record is not None and _number_of(o) == link.number
-        ]  # fmt: skip
-        if len(same_folder) == 1:
-            return same_folder[0]
+            o for o in numbered if (o.path.parent.parent if o.folder else o.path.parent) == base
+        ]
+        for found in (same_folder, numbered):  # the folder's own first, then the import's
+            if len(found) == 1:
+                return found[0]
+            closest = _closest(adr, found)  # two records share a number: the one it speaks of
+            if closest is not None:
+                return closest
     wanted = _title_key(link.text)
     if wanted:
         titled = [
@@ -247,14 +275,54 @@ def _resolve(
     return None
 
 
+def _closest(adr: AdrFile, found: list[AdrFile]) -> AdrFile | None:
+    """Of records that share a number, the only one whose name shares a word with `adr`'s."""
+    if adr.record is None or len(found) < 2:
+        return None
+    own = set(_title_key(adr.record.title).split()) | set(_title_key(adr.path.stem).split())
+    own = {word for word in own if len(word) > 3}
+
+    def shared(other: AdrFile) -> int:
+        title = other.record.title if other.record is not None else ""
+        words = set(_title_key(title).split()) | set(_title_key(other.path.stem).split())
+        return len(own & words)
+
+    scores = sorted(((shared(o), o) for o in found), key=lambda pair: -pair[0])
+    if scores[0][0] > 0 and scores[0][0] > scores[1][0]:
+        return scores[0][1]
+    return None
+
+
+def _slug_words(target: str) -> set[str]:
+    """The words of a file name after its number: `0016-compliance-documentation.md`."""
+    name = target.split("#", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+    name = re.sub(r"\.(?:html?|md|markdown)$", "", name, flags=re.IGNORECASE)
+    return {w for w in re.findall(r"[a-z]+", name.lower()) if len(w) > 3 and w != "adr"}
+
+
+def _number_in_target(target: str) -> int | None:
+    """The number a link's path names: `ADR045-use-forms-api.md`, `/adr/23`, `/adr/ADR-291`."""
+    name = target.split("#", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+    match = re.match(r"^(?:ad[rd]?[-_]?)?(\d{1,5})(?:[-_.]|$)", name, re.IGNORECASE)
+    if match is None or re.match(r"^\d{8}", name):
+        return None
+    return int(match[1])
+
+
 def _stem(name: str) -> str:
     """`ADR021-x.html.md` and a site's `ADR021-x/` name the same record."""
     return re.sub(r"(?:\.html?)?(?:\.md|\.markdown)?$", "", name.lower())
 
 
 def _number_of(adr: AdrFile) -> int | None:
-    match = re.match(r"^(?:adr[-_]?)?(\d{1,5})[-_.]", adr.folder or adr.path.name, re.IGNORECASE)
-    if match and not re.match(r"^\d{8}", adr.folder or adr.path.name):
+    """The record's number from its file (or folder) name: `0007-…`, `ADR-12-…`, `adr_3.md`,
+    `2023-09-08_026-…` (a date, then the number); else the one its title gave."""
+    name = adr.folder or adr.path.name
+    dated = re.match(r"^\d{4}-?\d{2}-?\d{2}[-_](\d{1,5})[-_.]", name)
+    if dated:
+        return int(dated[1])
+    match = re.match(r"^(?:ad[rd]?[-_]?)?(\d{1,5})[-_.]", name, re.IGNORECASE)
+    if match and not re.match(r"^\d{8}|^\d{4}-\d{2}-\d{2}", name):
         return int(match[1])
     return adr.record.number if adr.record is not None else None
 
@@ -277,7 +345,7 @@ def _draft(adr: AdrFile, options: ReadOptions) -> Draft | Skip:
             "rejected: the team decided against it, and a note would be served as a current "
             "decision",
         )
-    if status == "deprecated":
+    if status == "deprecated" and not adr.replaced:
         return Skip(
             adr.source, "deprecated: it no longer holds, and nothing in this import replaces it"
         )
@@ -298,14 +366,12 @@ def _draft(adr: AdrFile, options: ReadOptions) -> Draft | Skip:
             "no date: the file gives none and git has no record of it (commit it, or add a "
             "Date: line)",
         )
-    what_budget = max(25, options.max_words * 2 // 5)
-    what, dropped_what = prose(record.decision, what_budget)
-    if not what:
+    body = note_body(record, options.max_words)
+    if not body.what:
         return Skip(adr.source, "its decision section has no text")
-    why, dropped_why = prose(record.context, max(0, options.max_words - word_count(what)))
-    notes = list(adr.notes)
-    if dropped_what or dropped_why:
-        notes.append("left out: " + ", ".join(sorted(set(dropped_what + dropped_why))))
+    notes = [*adr.notes, *record.notes, *body.notes]
+    if body.left_out:
+        notes.append("left out: " + ", ".join(body.left_out))
     if not status:
         notes.append("no status: confidence medium")
     words = " ".join(inline_plain(b.text) for b in (*record.decision, *record.context))
@@ -321,8 +387,9 @@ def _draft(adr: AdrFile, options: ReadOptions) -> Draft | Skip:
         source=adr.source,
         title=record.title[: options.max_title],
         type="decision",
-        what=what,
-        why=why,
+        what=body.what,
+        why=body.why,
+        gotchas=body.gotchas,
         date=day,
         confidence=CONFIDENCE.get(status, "medium"),
         tags=tags,
@@ -334,48 +401,3 @@ def _draft(adr: AdrFile, options: ReadOptions) -> Draft | Skip:
         related=[other.key for other in adr.related],
         unmapped=notes + ([f"dated from {day_from}"] if day_from not in _DATED_IN_FILE else []),
     )
-
-
-def prose(found: list[Block], max_words: int) -> tuple[str, list[str]]:
-    """The blocks as note text within `max_words`, cut at sentence ends; and what was left out.
-
-    The first line is the first sentence (of a paragraph, or a list item without its
-    marker); paragraphs keep their sentences, list items stay items.
-    """
-    units: list[tuple[str, str]] = []  # ("p" | "li", text)
-    left_out: list[str] = []
-
-    def walk(block: Block, depth: int) -> None:
-        if block.kind in ("code", "table"):
-            left_out.append("a code block" if block.kind == "code" else "a table")
-            return
-        text = inline_plain(block.text)
-        if block.kind == "item":
-            if text:
-                units.append(("li" if depth == 0 else "li2", text))
-            for child in block.children:
-                walk(child, depth + 1)
-        elif text:
-            units.extend(("p", sentence) for sentence in sentences(text))
-
-    for block in found:
-        walk(block, 0)
-    if not units:
-        return "", left_out
-    lines = [cut_sentences([units[0][1]], max_words)[0]]
-    used = word_count(lines[0])
-    previous = "p"
-    for kind, text in units[1:]:
-        words = word_count(text)
-        if used + words > max_words:
-            break
-        if kind == "p":
-            if previous == "p" and lines[-1] and not lines[-1].startswith("- "):
-                lines[-1] += " " + text
-            else:
-                lines.append(text)
-        else:
-            lines.append(("- " if kind == "li" else "  - ") + text)
-        used += words
-        previous = kind
-    return "\n".join(lines), left_out

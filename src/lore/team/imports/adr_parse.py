@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
+from lore.team.imports.adr_links import FIELDS, AdrLink, record_links
 from lore.team.imports.markdown import (
     Block,
     blocks,
@@ -70,14 +71,33 @@ _ROLES = {
     "design": "design", "basic design": "design", "solution overview": "design",
     "approach": "design", "specification": "design", "proposed solution": "design",
     "consequences": "consequences", "links": "links", "related decisions": "links",
+    "deprecation reason": "deprecation", "deprecation": "deprecation",
     "related": "links", "related adrs": "links", "see also": "links",
 }  # fmt: skip
-_STOP_SUBSECTION = re.compile(
-    r"consequence|confirmation|pros|cons\b|positive|negative|more information|implications"
-)
+# A heading's role by its first words, when it is not one of the names above: the
+# decision under another name ("Decision: two datasets", "Decision Outcome - Data
+# Traffic", "Chosen Decision", "What's proposed"), a design, a summary of the record
+# ("Abstract", "Overview", "Introduction"), the forces behind it, its consequences.
+_ROLE_STARTS = (
+    ("decision", r"(?:the |our |final |proposed )?decisions?(?! drivers?| makers?| criteria)"
+     r"|decision outcomes?|considered options and decision|chosen (?:option|decision|approach)"
+     r"|resolution|outcome|what s proposed|whats proposed|what we (?:decided|will do)"
+     r"|recommendation|conclusion"),
+    ("design", r"(?:detailed |proposed |high level |technical )?design|approach|proposed solution"
+     r"|solution|proposal|specification"),
+    ("summary", r"abstract|summary|overview|introduction|tl ?dr"),
+    ("context", r"context|background|motivation|problem|why\b|goals?\b"),
+    ("consequences", r"(?:positive |negative |neutral )?consequences?|implications|trade ?offs"
+     r"|pros and cons of the decision"),
+)  # fmt: skip
+_ROLE_START = [(role, re.compile(rf"^(?:{pattern})\b")) for role, pattern in _ROLE_STARTS]
+_STOP_SUBSECTION = re.compile(r"confirmation|pros\b|cons\b|more information|validation")
+_GOOD = re.compile(r"^\s*(?:good|pro|positive|benefit)s?\b[,:]?\s*(?:because\b)?\s*", re.I)
+_BAD = re.compile(r"^\s*(?:bad|con|negative|drawback|risk)s?\b[,:]?\s*(?:because\b)?\s*", re.I)
 _META = re.compile(
     r"^\s*(?:[-*+]\s+)?\**(?P<key>status|date|deciders|decision[- ]makers|tags|technical story|"
-    r"authors?|title)\**\s*:\s*\**\s*(?P<value>.*?)\s*$",
+    r"authors?|title|supersedes|superseded[ _-]by|replaces|replaced[ _-]by|amends|"
+    r"amended[ _-]by|supplements|supplemented[ _-]by)\**\s*:\s*\**\s*(?P<value>.*?)\s*$",
     re.IGNORECASE,
 )
 _META_ROW = re.compile(r"^\s*\|\s*\**(status|date)\**\s*\|\s*(.*?)\s*\|", re.IGNORECASE)
@@ -95,38 +115,6 @@ _NUMBER_PREFIX = re.compile(r"^(?:adr[-_]?)?(\d{1,5})[-_.]", re.IGNORECASE)
 _ISO = re.compile(r"(?<!\d)(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)")
 _WORDY_DATES = ("%d %B %Y", "%d %b %Y", "%B %d %Y", "%b %d %Y")
 
-# ---- links between ADRs ----
-_REF = re.compile(
-    r"\[(?P<text>[^\]]*)\]\((?P<target>[^)\s]+)\)"
-    r"|\bADR[\s#-]*(?P<num>\d{1,5})\b|(?<![\w/])#(?P<hash>\d{1,5})\b",
-    re.IGNORECASE,
-)
-_PARTIAL = r"(?:partly|partially|in\s+part|parts?\s+of\s+(?:this|it|the)(?:\s+\w+){0,3}?)"
-_PHRASES = (
-    ("partial-by", re.compile(rf"{_PARTIAL}\s+(?:been\s+)?super[sc]ee?ded\s+(?:by\s+)?", re.I)),
-    ("partial-of", re.compile(rf"{_PARTIAL}\s+super[sc]edes?\s+", re.I)),
-    ("partial-of", re.compile(
-        r"\bsuper[sc]edes?\s+(?:some\s+aspects|aspects|parts?|some\s+parts?|portions?)"
-        r"\s+of\s+", re.I)),
-    ("by", re.compile(
-        r"\b(?:super[sc]ee?ded|replaced|obsoleted|overridden)\s+(?:in\s+full\s+)?by\s+", re.I)),
-    ("by", re.compile(r"\bsuper[sc]ee?ded\s+(?=\[)", re.I)),  # "⌛️ Superseded [0019](…)"
-    ("of", re.compile(r"\b(?:super[sc]edes?|replaces|obsoletes|overrides)\s+(?:the\s+)?", re.I)),
-    ("related", re.compile(
-        r"\b(?:amend(?:s|ed\s+by)|clarifie(?:s|d\s+by)|refine(?:s|d\s+by)|extend(?:s|ed\s+by)|"
-        r"relates?\s+to|related\s+to|see\s+also|complement(?:s|ed\s+by)|depends\s+on|"
-        r"updated\s+by|updates)\s+", re.I)),
-)  # fmt: skip
-
-
-@dataclass(frozen=True)
-class AdrLink:
-    kind: str  # "superseded-by" (the target is newer), "supersedes", "related"
-    target: str  # the link's path as written, or ""
-    number: int | None  # "ADR 5", "#0033", or the number in the link text
-    text: str  # the link text (a title, when there is no number)
-    wording: str  # the phrase, for messages
-
 
 @dataclass
 class AdrRecord:
@@ -141,16 +129,26 @@ class AdrRecord:
     links: list[AdrLink] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
     partial: bool = False  # "Partly superseded": its supersessions are related links
+    decision_from: str = ""  # where `decision` came from, when it is not a Decision section
+    consequences: list[Block] = field(default_factory=list)  # Nygard's, MADR's ### Consequences
+    benefits: list[Block] = field(default_factory=list)  # MADR 2's Positive Consequences
+    drawbacks: list[Block] = field(default_factory=list)  # MADR 2's Negative Consequences
+    notes: list[str] = field(default_factory=list)  # what the reader should know of the file
 
 
 def parse_adr(text: str, filename: str, folder: str | None = None) -> AdrRecord | str:
     """The ADR in `text` (named `filename`, in its own `folder` for one-folder layouts), or
     why it is not one."""
-    if "template" in filename.lower() or (folder and "template" in folder.lower()):
+    if _is_template_name(folder or filename):
         return "a template (its name says so), not a decision"
-    fields, body, problem = split_frontmatter(text.replace("\r\n", "\n"))
-    if problem:
-        return problem
+    text = text.replace("\r\n", "\n")
+    fields, body, problem = split_frontmatter(text)
+    unreadable = ""
+    if problem:  # "title: ADR-001: Rack App Naming" is no YAML, but a reader sees its fields
+        unreadable = problem
+        fields = _listed_fields(text[: len(text) - len(body)])
+    elif not fields and body != text:  # a `---` block of `- key: value` lines
+        fields = _listed_fields(text[: len(text) - len(body)])
     body = visible_text(body)
     found = blocks(body)
     title_block = next((b for b in found if b.kind == "heading"), None)
@@ -165,16 +163,19 @@ def parse_adr(text: str, filename: str, folder: str | None = None) -> AdrRecord 
     )
     if _PLACEHOLDER.search(raw_title) or _STATUS_PLACEHOLDER.search(meta.get("status", "")):
         return "a template (its title or status is a placeholder), not a decision"
-    number, title = _strip_number(inline_plain(raw_title, emphasis=False))
+    number, title = _strip_number(undecorated(inline_plain(raw_title, emphasis=False)))
+    title = undecorated(title)
     if number is None:
         number = _number_from_name(folder or filename)
+    title = cut_title(title or _title_from_name(folder or filename))
     sections = _sections(found)
     status_text = meta.get("status") or _text_of(sections.get("status", []))
-    decision = sections.get("decision") or sections.get("design") or []
+    status_text = re.sub(r"~~.*?~~", "", status_text).strip()  # a status struck out is gone
+    decision, decision_from = _decision(sections, found, title)
     if not decision:
-        return "no decision section (Decision, Decision Outcome, Design): not an ADR"
+        return "no text to make a note of: no section holds a paragraph or a list"
     record = AdrRecord(
-        title=cut_title(title or _title_from_name(folder or filename)),
+        title=title,
         number=number,
         status=_status(status_text),
         status_text=status_text,
@@ -183,11 +184,149 @@ def parse_adr(text: str, filename: str, folder: str | None = None) -> AdrRecord 
         decision=decision,
         context=sections.get("context") or sections.get("rationale") or [],
         tags=[t for t in re.split(r"[,\s]+", meta.get("tags", "")) if t],
+        decision_from=decision_from,
+        consequences=sections.get("consequences", []),
+        benefits=sections.get("benefits", []),
+        drawbacks=sections.get("drawbacks", []),
     )
+    if unreadable:
+        record.notes.append(f"{unreadable}: its fields were read line by line")
     record.partial = bool(re.search(r"\b(?:partly|partially|in part)\b", status_text, re.I))
     record.date, record.date_from = _date(fields, meta, status_text, folder or filename)
-    record.links = _links(found, sections, status_text)
+    listed = {id(b) for name in ("status", "links") for b in sections.get(name, [])}
+    record.links = record_links(
+        status_text,
+        _text_of(sections.get("links", [])),
+        (
+            line
+            for block in found
+            if id(block) not in listed and block.kind != "code"
+            for line in (_lines_of(block) if block.kind != "heading" else [block.text])
+        ),
+        {**fields, **{k: v for k, v in meta.items() if k in FIELDS}},
+        _text_of(sections.get("deprecation", [])),
+    )
     return record
+
+
+def _listed_fields(head: str) -> dict[str, Any]:
+    """Metadata read line by line (`key: value`, split at the first colon; `- key: value`):
+    a `---` block that is not a YAML mapping, or not YAML at all."""
+    found: dict[str, Any] = {}
+    for line in head.split("\n"):
+        match = re.match(r"^\s*(?:[-*+]\s+)?([A-Za-z][\w -]{0,40}?)\s*:\s*(.*?)\s*$", line)
+        if match and match[2] and line.strip() != "---":
+            found.setdefault(match[1].strip().lower(), match[2].strip().strip("\"'"))
+    return found
+
+
+_TEMPLATE_WORDS = frozenset(
+    {"template", "adr", "madr", "decision", "record", "records", "architecture", "nnnn", "xxxx",
+     "tmpl", "short", "title", "lightweight", "nygard", "new", "example", "sample"}
+)  # fmt: skip
+
+
+def _is_template_name(name: str) -> bool:
+    """A template's file is named only for being one: `template.md`, `adr-template.md`,
+    `0000-TEMPLATE.md`, `NNNN-adr-template.md`, `template-madr.md` — not a record about
+    templates (`0010-django-templates.md`, `0002-use-adr-tools-with-custom-template.md`)."""
+    stem = re.sub(r"\.(?:md|markdown)$", "", name, flags=re.IGNORECASE)
+    words = [w for w in re.split(r"[-_ .]+", stem.lower()) if w]
+    number = next((w for w in words if w.isdigit()), None)
+    words = [w for w in words if not w.isdigit()]
+    if number is not None and int(number) != 0:
+        return False  # a numbered record
+    return "template" in words and set(words) <= _TEMPLATE_WORDS
+
+
+def _decision(
+    sections: dict[str, list[Block]], found: list[Block], title: str
+) -> tuple[list[Block], str]:
+    """The blocks that say what was decided, and where they came from ("" for a Decision
+    or Design section). A record without one is read as its author wrote it: its summary
+    (Abstract, Overview, Introduction), else its title when it states a decision ("Use
+    Django REST framework for the API", a record of Context and Consequences only), else
+    its first section of prose, else its opening paragraph."""
+    for name in ("decision", "design"):
+        if _has_prose(sections.get(name, [])):
+            return sections[name], ""
+    if _has_prose(sections.get("summary", [])):
+        return sections["summary"], "its summary (no Decision section)"
+    if title and _DECIDES.match(title):
+        return [Block("paragraph", title.rstrip(".") + ".", 0)], "its title (no Decision section)"
+    parts: list[tuple[str, str, list[Block]]] = [("opening", "", [])]  # (role, heading, blocks)
+    titled = False
+    for block in found:
+        if block.kind == "heading":
+            if block.level == 1 and not titled:
+                titled = True
+                continue
+            heading = inline_plain(block.text, emphasis=False)
+            role = _role(" ".join(re.sub(r"[^a-z ]+", " ", heading.lower()).split())) or "other"
+            parts.append((role, heading, []))
+            continue
+        parts[-1][2].append(block)
+    for kind, where in (("other", "its first section, '{}'"), ("context", "its {} section")):
+        for role, heading, blocks_of in parts:
+            if role == kind and _has_prose(blocks_of):
+                return blocks_of, where.format(heading) + " (no Decision section)"
+    opening = [b for b in parts[0][2] if not _META.match(b.text)]
+    if _has_prose(opening):
+        return opening, "its opening paragraph (no Decision section)"
+    return [], ""
+
+
+def _has_prose(found: list[Block]) -> bool:
+    return any(b.kind in ("paragraph", "item", "quote") and b.text.strip() for b in found)
+
+
+_DECIDES = re.compile(
+    r"^(?:use|using|adopt|move|switch|replace|remove|introduce|migrate|deploy|store|run|keep"
+    r"|support|prefer|record|publish|build|host|require|enable|disable|standardi[sz]e|implement"
+    r"|create|define|deprecate|retire|drop|limit|allow|separate|split|consolidate|accept|add"
+    r"|choose|pin|give|serve|send|stop|start|do not|don'?t|never|always|no|only|make|treat|"
+    r"rely on|manage|follow|write|expose|track|validate|throw|fetch|assign|capture)\b",
+    re.IGNORECASE,
+)
+# What a title carries that is not its name: a label before it ("Architecture Decision
+# Record: ", "Decision record: ", "ADR: "), an anchor ("{#adr_0011}"), a status put in
+# later ("OUTDATED", "[Superseded by ADR-0012]", "(deprecated)"), strike-through, quotes.
+_TITLE_LABEL = re.compile(
+    r"^(?:architectur(?:e|al) decision record|decision record|adr|add)\s*[:\-–—]\s*", re.I
+)
+_TITLE_SUFFIX = re.compile(r"\s+(?:architectur(?:e|al) )?decision record$", re.I)
+_ANCHOR = re.compile(r"\s*\{#[^}]*\}")
+_STATUS_NOTE = re.compile(
+    r"\s*[\[(][^\])]*\b(?:supers?ee?[cd]ed|deprecated|obsolete|outdated|replaced|rejected"
+    r"|withdrawn|accepted|proposed|draft|wip|amended)\b[^\])]*[\])]",
+    re.I,
+)
+_STATUS_LEAD = re.compile(
+    r"^(?:OUTDATED|SUPERSEDED|DEPRECATED|OBSOLETE|REJECTED|DRAFT|WIP)\b[\s:–—-]*"
+)  # in capitals: a mark put in front; "Deprecated TLS Versions" is a title
+_STATUS_LABEL = re.compile(
+    r"^(?:outdated|superseded|deprecated|obsolete|rejected|draft|wip)\s*[:–—-]\s*", re.I
+)
+_STATUS_TAIL = re.compile(
+    r"\s*[:–—-]\s*(?:outdated|superseded|deprecated|obsolete|rejected)"
+    r"(?:\s+(?:by|in favou?r of)\b.*)?\s*$",
+    re.I,
+)
+
+
+def undecorated(title: str) -> str:
+    """The record's name without what was put around it (see the comment above)."""
+    text = title.replace("~~", "").strip().strip("\"'“”")
+    text = re.sub(r"^[^\w`\[(]+", "", text)  # a status emoji in front
+    for _ in range(2):
+        text = _ANCHOR.sub("", text)
+        text = _STATUS_NOTE.sub("", text)
+        text = _TITLE_LABEL.sub("", text)
+        text = _STATUS_LEAD.sub("", text)
+        text = _STATUS_LABEL.sub("", text)
+        text = _STATUS_TAIL.sub("", text)
+        text = _TITLE_SUFFIX.sub("", text).strip()
+    return text or title.strip()
 
 
 def _metadata(found: list[Block], fields: dict[str, Any]) -> dict[str, str]:
@@ -214,7 +353,7 @@ def _lines_of(block: Block) -> list[str]:
         return block.text.split("\n")
     if block.kind == "item":
         return [block.text, *(line for child in block.children for line in _lines_of(child))]
-    if block.kind == "paragraph":
+    if block.kind in ("paragraph", "quote"):
         # A paragraph of `Key: value` lines was joined with spaces: split it again.
         return re.split(
             r"\s+(?=\**(?:status|date|deciders|tags|technical story)\**\s*:)",
@@ -225,27 +364,67 @@ def _lines_of(block: Block) -> list[str]:
 
 
 def _sections(found: list[Block]) -> dict[str, list[Block]]:
-    """The blocks under each known `##` heading (up to the next heading of any level)."""
+    """The blocks under each heading with a role (up to the next heading of that level or
+    above). A record's first `#` heading is its title; a later `#` is a section, as some
+    teams write them. Under the decision, `### Consequences` (MADR) collects its "Good,
+    because" and "Bad, because" items; "Positive"/"Negative Consequences" say which."""
     sections: dict[str, list[Block]] = {}
     current: str | None = None
+    level = 0  # the current section's heading level
+    titled = False
     for block in found:
         if block.kind == "heading":
-            if block.level == 1:
-                current = None
+            if block.level == 1 and not titled:
+                titled, current = True, None
                 continue
             name = re.sub(r"^[\d.\s]+", "", inline_plain(block.text, emphasis=False).lower())
-            name = re.sub(r"[^a-z ]+", " ", name).split("(")[0]
-            role = _ROLES.get(" ".join(name.split()))
-            if block.level == 2 or role is not None:
-                current = role if role not in sections else None
+            name = " ".join(re.sub(r"[^a-z ]+", " ", name).split("(")[0].split())
+            role = _role(name)
+            if role == "consequences":
+                role = "benefits" if name.startswith("positive") else role
+                role = "drawbacks" if name.startswith("negative") else role
+            if current is not None and block.level > level:  # a subsection of `current`
+                if _STOP_SUBSECTION.search(name):
+                    current = None
+                elif role is not None and role != current and role not in sections:
+                    current, level = role, block.level
+                    sections[role] = []
+                continue  # "### Solution" under "## Decision": still the decision
+            if current is not None or block.level <= 2 or role is not None:
+                current = role if role not in sections else None  # a sibling ends it
+                level = block.level
                 if current is not None:
                     sections[current] = []
-            elif current in ("decision", "context") and _STOP_SUBSECTION.search(name):
-                current = None  # MADR's "### Consequences" under "Decision Outcome"
             continue
         if current is not None:
             sections[current].append(block)
     return sections
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _role(name: str) -> str | None:
+    if name in _ROLES:
+        return _ROLES[name]
+    return next((role for role, pattern in _ROLE_START if pattern.match(name)), None)
+
+
+def consequences(record: AdrRecord) -> tuple[list[Block], list[Block]]:
+    """(what speaks for the decision, what it costs): MADR's "Good, because" items and
+    Positive Consequences, then its "Bad, because" items, Negative Consequences and a plain
+    Consequences section (Nygard's: what becomes harder or easier)."""
+    good = list(record.benefits)
+    bad = list(record.drawbacks)
+    for block in record.consequences:
+        if block.kind == "item" and _GOOD.match(block.text):
+            good.append(Block(block.kind, _capital(_GOOD.sub("", block.text, 1)), block.line))
+        elif block.kind == "item" and _BAD.match(block.text):
+            bad.append(Block(block.kind, _capital(_BAD.sub("", block.text, 1)), block.line))
+        else:
+            bad.append(block)
+    return good, bad
 
 
 def _text_of(found: list[Block]) -> str:
@@ -328,81 +507,6 @@ def _date(
         except ValueError:
             pass
     return None, ""
-
-
-def _links(found: list[Block], sections: dict[str, list[Block]], status: str) -> list[AdrLink]:
-    """Links to other ADRs, from the status, the links section and explicit sentences."""
-    links: list[AdrLink] = []
-    status_lines = [status] if status else []
-    for line in [*status_lines, _text_of(sections.get("links", []))]:
-        links += _phrase_links(line, explicit_only=False)
-    seen = set(links)
-    listed = {id(b) for name in ("status", "links") for b in sections.get(name, [])}
-    for block in found:
-        if id(block) in listed or block.kind == "code":
-            continue
-        for line in _lines_of(block):
-            for link in _phrase_links(line, explicit_only=True):
-                if link not in seen:
-                    seen.add(link)
-                    links.append(link)
-    return links
-
-
-def _phrase_links(text: str, *, explicit_only: bool) -> list[AdrLink]:
-    found: list[AdrLink] = []
-    taken: list[tuple[int, int]] = []
-    for kind, pattern in _PHRASES:
-        for match in pattern.finditer(text):
-            if any(start <= match.start() < end for start, end in taken):
-                continue
-            taken.append((match.start(), match.end()))
-            rest = text[match.end() : match.end() + 400]
-            position, refs = 0, 0
-            for ref in _REF.finditer(rest):
-                if _SENTENCE_GAP.search(rest[position : ref.start()]):
-                    break  # the phrase's sentence ended before this reference
-                position = ref.end()
-                if ref["target"] is not None and not _RECORD_LINK.search(ref["target"]):
-                    continue  # a link to somewhere other than another record
-                if explicit_only and ref["target"] is None and ref["num"] is None:
-                    continue
-                refs += 1
-                found.append(_link(kind, ref, match[0].strip()))
-            if not refs and not explicit_only and kind in ("by", "of"):
-                title = inline_plain(_SENTENCE_GAP.split(rest, maxsplit=1)[0]).strip(" .")
-                if title:
-                    found.append(AdrLink(_KINDS[kind], "", None, title, match[0].strip()))
-    return found
-
-
-_SENTENCE_GAP = re.compile(r"[.;](?:\s|$)|\n")
-# A link to another record: a markdown file, a folder, a site's page (`.html`, or a
-# relative path with no extension, as documentation sites write them).
-_RECORD_LINK = re.compile(
-    r"\.(?:md|markdown|html?)(?:#.*)?$|/$|/README(?:\.md)?$|^(?![a-z]+:)(?!#)(?:\.\.?/)*[^.#]*[^/.#]$",
-    re.IGNORECASE,
-)
-_KINDS = {
-    "by": "superseded-by",
-    "of": "supersedes",
-    "partial-by": "related",
-    "partial-of": "related",
-    "related": "related",
-}
-
-
-def _link(kind: str, ref: re.Match[str], wording: str) -> AdrLink:
-    text = inline_plain(ref["text"] or "")
-    number: int | None = None
-    raw = ref["num"] or ref["hash"]
-    if raw:
-        number = int(raw)
-    else:
-        leading = re.match(r"^\s*(?:adr[\s#-]*)?#?(\d{1,5})\b", text, re.IGNORECASE)
-        if leading and not re.match(r"^\d{8}", text):
-            number = int(leading[1])
-    return AdrLink(_KINDS[kind], ref["target"] or "", number, text, wording)
 
 
 __all__ = ["STATUSES", "AdrLink", "AdrRecord", "parse_adr", "parse_date", "sentences"]

@@ -455,6 +455,7 @@ def _drafts(file: AgentFile, text: str, options: ReadOptions) -> tuple[list[Draf
                 match_key=f"{repo.match_key(file.relative)}|{summary_key(summary)}"
                 if repo is not None and repo.github
                 else None,
+                section=piece.section[-1] if piece.section else "",
                 unmapped=([f"section: {' › '.join(piece.section)}"] if piece.section else [])
                 + ([piece.left_out] if piece.left_out else []),
             )

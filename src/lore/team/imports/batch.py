@@ -7,7 +7,8 @@
 2. Every other draft becomes a note: an id `{scope}--{title}--{date}` no note, branch
    or open proposal uses, `supersedes` and `## Related` resolved to ids, the author.
 3. A repository the notes name that `_taxonomy.md` does not list is added under
-   `## Repos`, in the same pull request.
+   `## Repos`, and a note no tag of the taxonomy fits gets one proposed beside it
+   (`lore.team.imports.new_tags`), in the same pull request.
 4. The curator checks the batch as one change against the vault it starts from, with
    the open proposals' notes before it (`lore.curator.curate` with `drafts` and `at`):
    each note against the vault, the open proposals and the notes before it. A note it
@@ -17,8 +18,9 @@
    with a secret is skipped, whatever else: its text is never shown or proposed. What
    is left is checked once more, so its findings are those of the final batch.
 
-The missing repository's `taxonomy/unknown-repo` finding is not reported: the batch adds
-that line, and the pull request's curator reads the taxonomy from its head.
+The missing repository's `taxonomy/unknown-repo` and the proposed tag's
+`taxonomy/unknown-tag` findings are not reported: the batch adds those lines, and the
+pull request's curator reads the taxonomy from its head.
 """
 
 from __future__ import annotations
@@ -33,13 +35,16 @@ from lore.curator.target import Drafts
 from lore.note.ids import make_id, slugify
 from lore.note.model import Note
 from lore.note.render import render_note
-from lore.taxonomy import TAXONOMY_FILE, with_repos
+from lore.taxonomy import TAXONOMY_FILE, with_lines, with_repos
 from lore.team.drafts.draft import with_unique_id
+from lore.team.imports.kinds import MEMORY_KINDS
 from lore.team.imports.model import Candidate, Draft, ImportPlan, Progress, Skip
+from lore.team.imports.new_tags import propose_tags
 from lore.team.imports.vault_view import VaultView
 
 _ID_IN_TEXT = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*--[a-z0-9]+(?:-[a-z0-9]+)*--\d{4}-\d{2}-\d{2}")
 DUPLICATE_RULES = ("duplicate/exact", "duplicate/near")
+ADDED_RULES = ("taxonomy/unknown-repo", "taxonomy/unknown-tag")
 MAX_PASSES = 4
 
 
@@ -66,6 +71,8 @@ def plan_batch(
             )
         else:
             kept.append(draft)
+    proposed = propose_tags(kept, view.taxonomy)
+    plan.new_tags = {tag.name: tag.line() for tag in proposed}
     for _ in range(MAX_PASSES):
         candidates = build_candidates(view, kept, resolved, author)
         _add_taxonomy(plan, view, candidates)
@@ -136,13 +143,28 @@ def _note(draft: Draft, author: str | None) -> Note:
 
 
 def _add_taxonomy(plan: ImportPlan, view: VaultView, candidates: list[Candidate]) -> None:
-    """The repositories the notes name and `_taxonomy.md` lacks, added under `## Repos`."""
+    """The repositories the notes name and `_taxonomy.md` lacks, added under `## Repos`, and
+    the tags proposed for notes no tag fitted, under their dimension — in the same change.
+    Drafts for the inbox (agents' memories) carry no such line: the repositories and tags
+    are named in `unlisted_repos` and `unlisted_tags`, and the curator's
+    `taxonomy/unknown-repo` and `unknown-tag` say so on each draft."""
     listed = {name.lower() for name in (view.taxonomy.repos if view.taxonomy else {})}
     missing = sorted({r for c in candidates for r in c.note.repo if r.lower() not in listed})
-    plan.added_repos = missing
+    used = {tag for c in candidates for tag in c.note.tags}
     plan.taxonomy = None
-    if missing and view.taxonomy_text is not None:
-        plan.taxonomy = with_repos(view.taxonomy_text, missing, by="lore import").encode("utf-8")
+    if plan.kind in MEMORY_KINDS:  # a draft carries no `_taxonomy.md` line: say what it lacks
+        plan.unlisted_repos, plan.added_repos, plan.added_tags = missing, [], []
+        plan.unlisted_tags = [tag for tag in plan.new_tags if tag in used]
+        return
+    plan.added_repos = missing
+    plan.added_tags = [tag for tag in plan.new_tags if tag in used]
+    if (missing or plan.added_tags) and view.taxonomy_text is not None:
+        text = view.taxonomy_text
+        if missing:
+            text = with_repos(text, missing, by="lore import")
+        for tag in plan.added_tags:
+            text = with_lines(text, tag.split("/", 1)[0], [plan.new_tags[tag]])
+        plan.taxonomy = text.encode("utf-8")
 
 
 def check_batch(
@@ -160,12 +182,19 @@ def check_batch(
         drafts[candidate.note.path] = candidate.text.encode("utf-8")
     if not candidates:
         return {}
-    result = curate(view.root, Drafts(drafts, at=view.base_ref))
-    added = [f"'{repo}'" for repo in plan.added_repos]
+    step = None
+    if progress is not None:
+        report = progress
+
+        def step(done: int, total: int, label: str) -> None:  # the curator's own stages
+            report(f"Checking with the curator: {label}", done, total)
+
+    result = curate(view.root, Drafts(drafts, at=view.base_ref), progress=step)
+    added = [f"'{name}'" for name in (*plan.added_repos, *plan.added_tags)]
     found: dict[str, list[Finding]] = {}
     for finding in result.findings:
-        if finding.rule == "taxonomy/unknown-repo" and any(r in finding.message for r in added):
-            continue
+        if finding.rule in ADDED_RULES and any(name in finding.message for name in added):
+            continue  # the change adds it to `_taxonomy.md`
         found.setdefault(finding.path, []).append(finding)
     for candidate in candidates:
         candidate.findings = found.get(candidate.note.path, [])

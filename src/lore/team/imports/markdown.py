@@ -341,8 +341,13 @@ def _cut_words(text: str, max_words: int) -> str:
 
 
 def cut_title(text: str, limit: int = 120) -> str:
-    """A one-line title of at most `limit` characters, cut at a word when it is longer."""
-    text = " ".join(text.split()).rstrip(":")
+    """A one-line title of at most `limit` characters, cut at a word when it is longer.
+
+    A title is a frontmatter field, where even a code span is no code: an angle-bracketed
+    word ("`<marquee>`", "`List<String>`") would read as raw HTML, so its brackets become
+    ‹ and ›, as the curator itself prints them.
+    """
+    text = " ".join(text.split()).rstrip(":").replace("<", "‹").replace(">", "›")
     if text.endswith(".") and not text.endswith(".."):
         text = text[:-1]
     if len(text) <= limit:

@@ -20,10 +20,10 @@ from typing import Any
 from lore.curator.finding import Finding
 from lore.note.model import Note
 from lore.sanitize import sanitize_field
+from lore.sanitize.markdown import sanitize_markdown
 from lore.team.imports.tagging import Tagger
 from lore.versioned import versioned
 
-KINDS = ("adr", "agents-md", "foldcrumbs", "basic-memory")
 Progress = Callable[[str, int, int], None]  # (what, done, total)
 
 
@@ -38,6 +38,7 @@ class ReadOptions:
     tags: list[str] = field(default_factory=list)  # `--tag`, added to every note
     types: frozenset[str] = frozenset()  # the vault's types (empty: no taxonomy to check)
     progress: Progress | None = None
+    known_facts: dict[str, dict[str, str]] = field(default_factory=dict)  # memory_ledger's
 
 
 @dataclass
@@ -53,9 +54,11 @@ class Draft:
     confidence: str = "medium"
     why: str = ""
     how: str = ""
+    gotchas: str = ""
     tags: list[str] = field(default_factory=list)
     repo: list[str] = field(default_factory=list)
     scope: str = ""  # the id's first part (the repository, else the kind)
+    section: str = ""  # the heading the source files it under, when it has one
     source_url: str | None = None
     match_key: str | None = None  # the same source in a later run has the same key
     supersedes: list[str] = field(default_factory=list)  # draft keys, or `id:<note id>`
@@ -65,11 +68,19 @@ class Draft:
     unmapped: list[str] = field(default_factory=list)  # what of the source was not kept
 
     def body(self, related_ids: list[str]) -> str:
+        """The note's body. Quoted HTML that can run or fetch (`<script>`, `<img>`, `<form>`)
+        is neutralised even in code, as the curator asks (`lore.sanitize.sanitize_markdown`
+        prints it with ‹ and ›): a rule that names a tag is kept, not blocked."""
+        return sanitize_markdown(self._sections(related_ids))
+
+    def _sections(self, related_ids: list[str]) -> str:
         parts = [f"## What\n{self.what.strip()}\n"]
         if self.why.strip():
             parts.append(f"## Why\n{self.why.strip()}\n")
         if self.how.strip():
             parts.append(f"## How\n{self.how.strip()}\n")
+        if self.gotchas.strip():
+            parts.append(f"## Gotchas\n{self.gotchas.strip()}\n")
         if related_ids:
             parts.append("## Related\n" + "\n".join(f"[[{i}]]" for i in related_ids) + "\n")
         return "\n".join(parts)
@@ -124,7 +135,12 @@ class ImportPlan:
     skipped: list[Skip] = field(default_factory=list)
     taxonomy: bytes | None = None  # `_taxonomy.md` with the repositories it adds
     added_repos: list[str] = field(default_factory=list)
+    unlisted_repos: list[str] = field(default_factory=list)  # named, not added (drafts inbox)
+    new_tags: dict[str, str] = field(default_factory=dict)  # tag -> its `_taxonomy.md` line
+    added_tags: list[str] = field(default_factory=list)  # the new tags the candidates use
+    unlisted_tags: list[str] = field(default_factory=list)  # new, not added (drafts inbox)
     notices: list[str] = field(default_factory=list)
+    sources: list[Path] = field(default_factory=list)  # the folders and files read (real)
 
     def to_json(self) -> dict[str, Any]:
         """`lore import … --dry-run --json` (DESIGN §3)."""

@@ -24,7 +24,7 @@ from lore import clock
 from lore.curator.report.formats import md_escape
 from lore.errors import ProposalError
 from lore.taxonomy import TAXONOMY_FILE
-from lore.team.imports.model import Candidate, ImportPlan, Skip
+from lore.team.imports.model import Candidate, ImportPlan, Progress, Skip
 from lore.team.proposals.branches import Outcome
 from lore.team.proposals.changes import ChangeSet, free_change_name, propose_change
 from lore.vault.remote import NETWORK_TIMEOUT
@@ -73,15 +73,18 @@ def propose_plan(
     one_per_note: bool = False,
     force: bool = False,
     timeout: float = NETWORK_TIMEOUT,
+    progress: Progress | None = None,
 ) -> ProposeResult:
-    """Open the pull request(s) for the plan's candidates."""
+    """Open the pull request(s) for the plan's candidates: exactly `blocked`'s ready ones."""
     ready, left = blocked(plan, force=force)
     result = ProposeResult(left_out=left)
     if not ready:
         return result
     today = clock.today().isoformat()
     groups = [[c] for c in ready] if one_per_note else [ready]
-    for group in groups:
+    for number, group in enumerate(groups):
+        if progress is not None:
+            progress("Proposing: a branch, a push, a pull request", number, len(groups))
         base = f"import-{group[0].note.id}" if one_per_note else f"import-{plan.kind}-{today}"
         name = free_change_name(plan.root, base[:90].rstrip("-"))
         writes = {c.note.path: c.text.encode("utf-8") for c in group}
@@ -115,7 +118,10 @@ def propose_plan(
 
 def _needs_taxonomy(plan: ImportPlan, group: list[Candidate]) -> bool:
     added = {repo.lower() for repo in plan.added_repos}
-    return any(repo.lower() in added for c in group for repo in c.note.repo)
+    tags = set(plan.added_tags)
+    return any(repo.lower() in added for c in group for repo in c.note.repo) or any(
+        tag in tags for c in group for tag in c.note.tags
+    )
 
 
 def _title(plan: ImportPlan, group: list[Candidate]) -> str:
@@ -136,6 +142,17 @@ def pr_body(
     if plan.added_repos and TAXONOMY_FILE:
         repos = ", ".join(f"`{md_escape(r, 80)}`" for r in plan.added_repos)
         lines += [f"Adds {repos} to `_taxonomy.md` (under `## Repos`).", ""]
+    if plan.added_tags:
+        lines += [
+            "No tag of the taxonomy fitted some notes, so this proposes these in "
+            "`_taxonomy.md` (keep, rename or merge them before merging):",
+            "",
+            *(
+                f"- {md_escape(plan.new_tags[tag].removeprefix('- '), 300)}"
+                for tag in plan.added_tags
+            ),
+            "",
+        ]
     lines += ["### Notes", "", "| note | type | from |", "| --- | --- | --- |"]
     for candidate in group[:MAX_LISTED]:
         note, draft = candidate.note, candidate.draft

@@ -14,7 +14,10 @@ from pathlib import Path
 
 from lore.errors import UsageError
 from lore.team.imports.batch import plan_batch
-from lore.team.imports.model import KINDS, Draft, ImportPlan, Progress, ReadOptions, Skip
+from lore.team.imports.kinds import KINDS, MEMORY_KINDS
+from lore.team.imports.memory_ledger import known_facts
+from lore.team.imports.memory_stores import AGENT_NAME, default_store
+from lore.team.imports.model import Draft, ImportPlan, Progress, ReadOptions, Skip
 from lore.team.imports.tagging import Tagger
 from lore.team.imports.vault_view import VaultView, read_view
 from lore.team.imports.walk import real_start
@@ -26,6 +29,15 @@ from lore.vault.remote import NETWORK_TIMEOUT, GitHubRepo, github_repo
 from lore.vault.resolved import Vault
 
 Reader = Callable[[list[Path], ReadOptions], tuple[list[Draft], list[Skip]]]
+MISSING_STORE = {
+    "claude-memory": "Run it inside the repository whose memories you want, or give the "
+    "memory folder: lore import claude-memory ~/.claude/projects/<project>/memory",
+    "gemini-memory": "Gemini CLI writes there when it saves a memory (save_memory); give "
+    "the file if yours is elsewhere: lore import gemini-memory PATH/GEMINI.md",
+    "codex-memory": "Codex keeps memories only with `[features] memories = true` in "
+    "~/.codex/config.toml; give the folder if yours is elsewhere: lore import codex-memory "
+    "PATH/memories",
+}
 BODY_ROOM = 20  # words kept free under `max_body_words` (the body's headings and links)
 MAX_WORDS = 200  # the conventions' aim, when the vault allows more
 
@@ -47,6 +59,18 @@ def reader_for(kind: str) -> Reader:
         from lore.team.imports.basic_memory import read_basic_memory
 
         return read_basic_memory
+    if kind == "claude-memory":
+        from lore.team.imports.claude_memory import read_claude_memory
+
+        return read_claude_memory
+    if kind == "gemini-memory":
+        from lore.team.imports.gemini_memory import read_gemini_memory
+
+        return read_gemini_memory
+    if kind == "codex-memory":
+        from lore.team.imports.codex_memory import read_codex_memory
+
+        return read_codex_memory
     raise UsageError(
         f"'{kind}' is not a kind of import.", fix="Use one of: " + ", ".join(KINDS) + "."
     )
@@ -80,6 +104,14 @@ def plan_import(
             f"--tag {unknown[0]} is not in the vault's _taxonomy.md.",
             fix="Use a tag listed in _taxonomy.md, or add it there in a pull request first.",
         )
+    if not paths and kind in MEMORY_KINDS:
+        paths = [default_store(kind, Path.cwd())]
+        if not paths[0].exists():
+            raise UsageError(
+                f"{AGENT_NAME[kind]} keeps no memory at {paths[0]} (its documented place"
+                f"{' for this repository' if kind == 'claude-memory' else ''}).",
+                fix=MISSING_STORE[kind],
+            )
     for path in paths:
         if not path.exists():
             raise UsageError(
@@ -94,10 +126,11 @@ def plan_import(
         tags=given,
         types=frozenset(view.taxonomy.types) if view.taxonomy is not None else frozenset(),
         progress=progress,
+        known_facts=known_facts(view.root) if kind in MEMORY_KINDS else {},
     )
     drafts, skipped = reader(starts, options)
     author = author_lookup(view.root, github_repo(git.remote_url(view.root)))
-    return plan_batch(
+    plan = plan_batch(
         view,
         kind,
         drafts,
@@ -106,3 +139,5 @@ def plan_import(
         merge_repos=kind == "agents-md",
         progress=progress,
     )
+    plan.sources = starts
+    return plan
