@@ -62,6 +62,7 @@ def test_the_package_entry_point_is_the_full_sanitizer(text: str) -> None:
 @settings(max_examples=600, suppress_health_check=[HealthCheck.too_slow])
 @given(any_text, st.integers(min_value=0, max_value=80))
 @example("000000000000000`<A>0`", 20)  # the cut opened the code span: `<A>` was bare
+@example("\xa0<A", 0)  # joining dropped the no-break space: `<A` then started the line
 def test_a_field_is_one_clean_line(text: str, limit: int) -> None:
     field = sanitize_field(text, limit)
     assert "\n" not in field and "\r" not in field

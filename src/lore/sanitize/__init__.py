@@ -49,16 +49,31 @@ def sanitize_markdown(text: str) -> str:
     return neutralise(clean)
 
 
+def _one_clean_line(text: str) -> str:
+    """`text` sanitized as markdown and joined into one line, until neither changes it.
+
+    Joining can make what sanitizing let pass: a leading no-break space is dropped, and the
+    `<A` after it starts the line, where it reads as raw HTML. Each round only replaces or
+    removes, so it settles in two rounds on every input seen; five is a bound, not a count.
+    """
+    for _ in range(5):
+        flat = " ".join(sanitize_markdown(text).split())
+        if flat == text:
+            break
+        text = flat
+    return text
+
+
 def sanitize_field(text: str, limit: int = 0) -> str:
     """One outward field: sanitized as markdown, on one line, cut to `limit` (0: no cut)."""
-    flat = " ".join(sanitize_markdown(text).split())
+    flat = _one_clean_line(text)
     if not limit or len(flat) <= limit:
         return flat
     # A cut can open what was closed (half a code span leaves its `<tag>` bare): the cut
     # text is sanitized again, and cut shorter while that makes it too long.
     keep = limit - 1
     while True:
-        short = " ".join(sanitize_markdown(flat[:keep].rstrip()).split())
+        short = _one_clean_line(flat[:keep].rstrip())
         if len(short) <= limit - 1 or keep == 0:
             return short + "…"
         keep -= max(1, len(short) - (limit - 1))
