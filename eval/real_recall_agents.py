@@ -39,8 +39,10 @@ outside any repository asks (no `--repo`; every note is a decision), seven ways:
   20 deep).
 
 The idf-overlap baseline scores a note by the sum of the idf, ln(N / df), of the
-distinct query words its title and body hold (words lower-cased, lore's stop words
-dropped, the light suffix stem of lore's snippets on both sides): no BM25, no field
+distinct query words its title and body hold (words as the index splits and folds
+them, recall's stop words dropped, the index's Porter stem on both sides:
+`lore.text.words`; runs before 2026-12-05 used a light suffix stem and a shorter stop
+list): no BM25, no field
 weights, no boosts. It is what a plain word-overlap search gives the same queries.
 The figures are hit@1, hit@3, hit@10 and MRR@10 of the one answer, by kind of prompt
 and over all. The targets (issue 30): `fused` beats `raw` by at least 0.08 MRR@10 and
@@ -63,8 +65,7 @@ from typing import Any
 from lore.recall.engine import recall
 from lore.recall.fusion import RRF_K, depth
 from lore.recall.model import RecallRequest
-from lore.recall.query import STOP_WORDS
-from lore.recall.snippet import stem
+from lore.text.words import QUERY_STOP_WORDS, index_tokens, stem
 
 HERE = Path(__file__).resolve().parent
 SKILL = HERE.parent / "src" / "lore" / "integrations" / "skills" / "lore-recall" / "SKILL.md"
@@ -73,7 +74,6 @@ K = 10
 MAX_OTHER = 3  # `--or` phrasings a writer may give, as `lore recall` takes
 WAYS = ("raw", "one", "fused", "raw+fused", "baseline raw", "baseline one", "baseline fused")
 TARGETS = {"fused over raw": 0.08, "fused over baseline fused": 0.05}
-_WORD = re.compile(r"[^\W_]+")
 _PROMPT_ID = re.compile(r"^p-[0-9a-f]{8}$")
 
 TASK = """\
@@ -218,7 +218,7 @@ class Baseline:
 
 
 def _words(text: str) -> set[str]:
-    return {stem(w) for w in _WORD.findall(text.lower()) if len(w) > 1 and w not in STOP_WORDS}
+    return {stem(w) for w in index_tokens(text) if len(w) > 1 and w not in QUERY_STOP_WORDS}
 
 
 def rrf(rankings: list[list[str]]) -> list[str]:

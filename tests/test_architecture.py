@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -50,6 +51,7 @@ FLOORS: list[set[str]] = [
         "versioned",
         "gitfiles",
     },
+    {"text"},
     {"note"},
     {"taxonomy"},
     {"config"},
@@ -691,3 +693,100 @@ def test_the_json_version_is_written_once() -> None:
     }
     assert found == {}
     assert hand_built_versions(ast.parse('print({"version": 1, "a": 2})')) == 1
+
+
+# ---- `lore.text` is the one reader of note prose (issue 29) ----
+#
+# Elsewhere no module compiles its own heading pattern, its own plain word pattern, keeps
+# a stop-word list or stems words: they read notes through `lore.text`. The few word
+# patterns kept elsewhere read something that is not note prose, or must not change.
+TEXT = SRC / "text"
+_RE_CALLS = frozenset({"compile", "match", "search", "fullmatch", "findall", "finditer", "sub"})
+_PLAIN_WORD_PATTERNS = frozenset(
+    {r"[^\W_]+", r"[\w'’-]+", r"[a-z0-9]+", r"[a-z]+", r"\w+", r"[A-Za-z]+", r"\S+"}
+)
+WORD_PATTERNS_KEPT = {
+    # the site's index must cut words as its browser script does (assets/search.js)
+    ("site/search.py", r"[^\W_]+"),
+    # a stored key of imported memories: its words must not change between versions
+    ("team/imports/memory_ledger.py", r"[a-z0-9]+"),
+    # file names, not prose: `0007-use-postgres.md`, `ADR021-x.html.md`
+    ("curator/judgement/records.py", r"[a-z0-9]+"),
+    ("team/imports/adr.py", r"[a-z]+"),
+    # slugs: a note id's words, a site file's name (ASCII by contract)
+    ("note/ids.py", r"[a-z0-9]+"),
+    ("site/layout.py", r"[a-z0-9]+"),
+    # whitespace-separated pieces of an already-read snippet, to mark them
+    ("recall/snippet.py", r"\S+"),
+}
+
+
+def _patterns(tree: ast.AST) -> Iterator[str]:
+    """The constant patterns given to `re` functions."""
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        if node.func.attr not in _RE_CALLS or not node.args:
+            continue
+        if isinstance(node.func.value, ast.Name) and node.func.value.id == "re":
+            first = node.args[0]
+            if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                yield first.value
+
+
+def _outside_text() -> Iterator[tuple[str, ast.Module]]:
+    for path in sorted(SRC.rglob("*.py")):
+        if TEXT not in path.parents:
+            yield path.relative_to(SRC).as_posix(), ast.parse(path.read_text(encoding="utf-8"))
+
+
+_HEADING_START = re.compile(r"^\^?(?:\\s\*|\[ \\t\]\{0,3\}|\[ \\t\]\*| \{0,3\}| \*)?##")
+
+
+def _is_heading_pattern(pattern: str) -> bool:
+    """A pattern that reads markdown headings: `#{1,6}`, or a line that starts with `##`."""
+    return "#{1," in pattern or bool(_HEADING_START.match(pattern))
+
+
+def test_only_lore_text_reads_headings_and_words() -> None:
+    headings, words = [], []
+    for name, tree in _outside_text():
+        for pattern in _patterns(tree):
+            if _is_heading_pattern(pattern):
+                headings.append((name, pattern))
+            if pattern in _PLAIN_WORD_PATTERNS and (name, pattern) not in WORD_PATTERNS_KEPT:
+                words.append((name, pattern))
+    assert headings == []
+    assert words == []
+
+
+def test_only_lore_text_keeps_word_lists_and_stems() -> None:
+    found = []
+    for name, tree in _outside_text():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef) and node.name in ("stem", "porter_stem"):
+                found.append((name, node.name))
+            if isinstance(node, ast.Assign) and any(
+                isinstance(target, ast.Name) and "STOP" in target.id for target in node.targets
+            ):
+                words = [
+                    word
+                    for const in ast.walk(node.value)
+                    if isinstance(const, ast.Constant) and isinstance(const.value, str)
+                    for word in const.value.split()
+                ]
+                if len(words) > 2:  # a list of its own, not `lore.text`'s with a word or two
+                    found.append((name, "a stop-word list"))
+    assert found == []
+
+
+def test_the_pattern_checks_can_fail() -> None:
+    # What the two tests above look for, shown on code that has it.
+    tree = ast.parse(
+        '_H = re.compile(r"^#{1,6} (.*)$")\n_W = re.compile(r"[^\\W_]+")\n'
+        'STOP_WORDS = frozenset("a an the of".split())\ndef stem(word): return word\n'
+    )
+    patterns = list(_patterns(tree))
+    assert [p for p in patterns if _is_heading_pattern(p)] == ["^#{1,6} (.*)$"]
+    assert [p for p in patterns if p in _PLAIN_WORD_PATTERNS] == [r"[^\W_]+"]
+    assert _is_heading_pattern(r"^##[ \t]+what[ \t]*$") and _is_heading_pattern(r"^\s*## x")

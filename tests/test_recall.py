@@ -312,7 +312,30 @@ def test_snippet_marks_the_densest_window() -> None:
 def test_snippet_word_finder_agrees_with_the_regular_expression(
     text: str, words: list[str]
 ) -> None:
-    from lore.recall.snippet import _hit_tokens, _hit_tokens_by_regex, stem
+    from lore.recall.snippet import _hit_tokens, _hit_tokens_by_regex, term_of
 
-    wanted = {stem(word) for word in words}
+    wanted = {term_of(word) for word in words}
     assert _hit_tokens(text, wanted) == _hit_tokens_by_regex(text, wanted)
+
+
+def test_snippet_marks_the_words_fts5_matched() -> None:
+    # The snippet marks a word when FTS5's `porter unicode61` tokenizer would match it:
+    # asked here of a real FTS5 table holding each word of the body as a row.
+    import sqlite3
+
+    from lore.recall.snippet import HIGHLIGHT, make_snippet
+
+    body = "Deployments retried twice; the deployed worker retries. Déploiement is French."
+    words = body.split()
+    db = sqlite3.connect(":memory:")
+    db.execute(
+        "CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61 remove_diacritics 2')"
+    )
+    db.executemany("INSERT INTO t VALUES (?)", [(word,) for word in words])
+    for query in (["deploy", "retry"], ["déploiement"], ["deployment"]):
+        expression = " OR ".join(f'"{word}"' for word in query)
+        matched = [row[0] for row in db.execute("SELECT x FROM t WHERE t MATCH ?", (expression,))]
+        start, end = HIGHLIGHT
+        marked = [w.strip(start + end) for w in make_snippet(body, query).split() if start in w]
+        assert marked == [w for w in words if w in matched], query
+    db.close()

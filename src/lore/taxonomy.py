@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass, field
 
 from lore.errors import Problem
+from lore.text.markdown import heading
 
 TAXONOMY_FILE = "_taxonomy.md"
-_HEADING = re.compile(r"^##\s+(.+?)\s*#*\s*$")
 _ENTRY = re.compile(r"^\s*[-*+]\s+`([^`]+)`\s*(?:(?:—|–|--|-|:)\s*(.*))?$")
 _ALIASES = re.compile(r"\s*Aliases?:\s*(.+?)\s*\.?\s*$", re.IGNORECASE)
 _NAME = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
@@ -62,9 +62,9 @@ def parse_taxonomy(text: str, path: str = TAXONOMY_FILE) -> Taxonomy:
             continue
         if in_fence:
             continue
-        heading = _HEADING.match(line)
-        if heading:
-            section = heading[1].strip()
+        found = heading(line)
+        if found and found[0] == 2 and found[1]:
+            section = found[1]
             if section.lower() == "types":
                 section = "Types"
             elif section.lower() == "repos":

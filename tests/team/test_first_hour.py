@@ -252,7 +252,7 @@ def test_a_chinese_what_is_not_too_short(
     draft = json.loads(capsys.readouterr().out)
     assert code == 0, draft["findings"]
     assert not [f for f in draft["findings"] if "too short" in f["message"]], draft["findings"]
-    from lore.curator.rules.text import count_words
+    from lore.text.words import count_words
 
     assert count_words("支付服务调用外部接口失败") == 6
     assert count_words("Nginx の設定") == 3

@@ -1,7 +1,8 @@
 """Turn a natural-language query into a safe FTS5 MATCH expression.
 
 Agents write queries like sentences. Every term is quoted (no input can produce
-FTS5 syntax), stop words are dropped, compound tokens (paths, identifiers like
+FTS5 syntax), function words and the words of a request are dropped
+(`lore.text.words.QUERY_STOP_WORDS`), compound tokens (paths, identifiers like
 `LEDGER_WRITE_TIMEOUT_MS`, `X-Request-Id`) become a phrase of their parts plus the
 parts as terms, and taxonomy aliases add the words of the tag they stand for
 (a query for "sso" also searches for the `service/auth` tag). Terms are OR-ed and
@@ -15,30 +16,12 @@ import re
 from collections.abc import Mapping, Sequence
 
 from lore.record import Record
+from lore.text.words import QUERY_STOP_WORDS, identifier_parts
 
 MAX_TERMS = 24
 MAX_QUERY_CHARS = 2000
 
-STOP_WORDS = frozenset(
-    """
-    a about above after again against all also am an and any anything are aren't as at
-    be because been before being below between both but by can can't cannot could
-    couldn't did didn't do does doesn't doing don't down during e.g each etc few for
-    from further get gets got had hadn't happen happens has hasn't have haven't having
-    he her here hers herself him himself his how i i.e if in instead into is isn't it
-    it's its itself just know let's made make makes me more most mustn't my myself need
-    needed needs no nor not of off on once one only or other ought our ours ourselves
-    out over own per please same shan't she should shouldn't so some something still
-    such tell than that that's the their theirs them themselves then there there's these
-    they thing things this those through to too two under until up use used uses using
-    very via vs want wants was wasn't way ways we were weren't what what's when where
-    whether which while who whom why with won't would wouldn't you your yours yourself
-    yourselves
-    """.split()  # noqa: SIM905 - a word list reads best as text
-)
-
 _TOKEN = re.compile(r"[^\W_](?:[\w./:@#+-]*[^\W_])?", re.UNICODE)
-_PART = re.compile(r"[^\W_]+", re.UNICODE)
 _PATH = re.compile(r"^[\w.-]*(?:/[\w.-]+)+$|^[\w-]+\.[a-z]{1,5}$", re.IGNORECASE)
 
 
@@ -79,7 +62,7 @@ class QueryPlan(Record):
 
 
 def _parts(token: str) -> list[str]:
-    return [p.lower() for p in _PART.findall(token)]
+    return [p.lower() for p in identifier_parts(token)]
 
 
 def build_query(
@@ -98,7 +81,7 @@ def build_query(
 
     tokens = _TOKEN.findall(text)
     lowered = [t.lower() for t in tokens]
-    content = [t for t in lowered if t not in STOP_WORDS]
+    content = [t for t in lowered if t not in QUERY_STOP_WORDS]
     if not content:
         content = lowered  # a query of only stop words still searches for them
 
@@ -109,7 +92,7 @@ def build_query(
             if _PATH.match(token):  # a file path: a match in files_touched counts again
                 add(parts, "path", "files_touched")
             for part in parts:
-                if part not in STOP_WORDS:
+                if part not in QUERY_STOP_WORDS:
                     add((part,), "word")
         elif parts:
             add(parts, "word")

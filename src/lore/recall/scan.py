@@ -5,12 +5,11 @@ serves the same committed snapshot as the index, ranks with the same BM25 as the
 index (FTS5's formula: column weights on the term frequencies, the length of all
 columns against the average, the idf of `rank.idf`) and the same boosts and status
 rules, and is slower: every call reads and parses every note. Its words are split
-and stemmed in Python, which agrees with FTS5's tokenizer on ordinary words.
+and stemmed by `lore.text.words`, as FTS5's `porter unicode61` tokenizer does.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from lore import clock
@@ -21,18 +20,18 @@ from lore.note.status import Links, compute_status, final_replacement
 from lore.recall.model import Hit, RecallRequest, RecallResult, TermScore
 from lore.recall.query import QueryPlan, Term, build_query
 from lore.recall.rank import BM25_K1, Statistics, compute_boosts
-from lore.recall.snippet import make_snippet, stem
+from lore.recall.snippet import make_snippet, term_of
 from lore.record import Record
 from lore.taxonomy import parse_taxonomy
+from lore.text.words import index_tokens, stem
 from lore.vault.settings import SERVED, parse_settings, recall_settings
 from lore.vault.snapshot import list_notes, read_notes, read_vault_file, take_snapshot
 
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 B = 0.75  # FTS5's bm25() constant (fts5_aux.c)
 
 
 def _tokens(text: str) -> list[str]:
-    return [stem(w.lower()) for w in _WORD.findall(text)]
+    return [stem(token) for token in index_tokens(text)]
 
 
 def _fields(note: Note) -> dict[str, list[str]]:
@@ -87,7 +86,7 @@ class ScannedVault(Record):
         weights = self.settings["weights"]
         counted: dict[str, dict[str, float]] = {}
         for term in terms:
-            phrase = [stem(w) for w in term.words]
+            phrase = [term_of(w) for w in term.words]
             columns = [term.column] if term.column else list(weights)
             per_note = {}
             for nid, fields in self.docs.items():

@@ -1,9 +1,10 @@
 """Snippets: the window of a note's body where the query's words are densest, highlighted.
 
 Computed in Python from the body of the few notes returned (cheaper than a second
-FTS5 pass, and the same for the index and the scan fallback). Words are compared
-after a light suffix-stripping stem, close enough to FTS5's porter stemmer for
-highlighting. Highlights are marked with `HIGHLIGHT`; the output layer renders them.
+FTS5 pass, and the same for the index and the scan fallback). Words are compared as
+the index holds them (folded, then FTS5's own Porter stem: `lore.text.words`), so the
+words marked are the words FTS5 matched. Highlights are marked with `HIGHLIGHT`; the
+output layer renders them.
 """
 
 from __future__ import annotations
@@ -11,57 +12,38 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
-from functools import lru_cache
 
 from lore.sanitize import sanitize_markdown
+from lore.text.markdown import without_headings
+from lore.text.words import fold, stem, stem_prefix
 
 HIGHLIGHT = ("\x02", "\x03")
 WINDOW = 18
 _TOKEN = re.compile(r"\S+")
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s.*$", re.MULTILINE)
-_SUFFIXES = (
-    "ations",
-    "ation",
-    "ings",
-    "ing",
-    "edly",
-    "ers",
-    "ies",
-    "ied",
-    "es",
-    "ed",
-    "er",
-    "ly",
-    "s",
-)
 
 
-@lru_cache(maxsize=8192)
-def stem(word: str) -> str:
-    word = word.lower()
-    for suffix in _SUFFIXES:
-        if len(word) > len(suffix) + 2 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
+def term_of(word: str) -> str:
+    """A word as the index holds it: folded, then Porter-stemmed (`lore.text.words`)."""
+    return stem(fold(word))
 
 
 def _hit_tokens(text: str, wanted: set[str]) -> set[int]:
-    """Indexes (in `text.split()`) of the words whose stem is wanted.
+    """Indexes (in `text.split()`) of the words whose term is wanted.
 
-    A stem only drops a suffix, so a matching word starts with a wanted stem: `str.find`
-    locates those candidates in the lowered text and only they are stemmed. When
-    lowering changes the text's length (a few non-ASCII letters), offsets would not
-    line up, and the regular expression below does the same work.
+    Every word with a given stem starts with that stem's `stem_prefix`: `str.find`
+    locates those candidates in the lowered text and only they are stemmed. A text
+    that is not ASCII (where lowering and folding may change lengths and letters) goes
+    to the regular expression below, which stems every word.
     """
     lowered = text.lower()
-    if len(lowered) != len(text):
+    if not lowered.isascii():
         return _hit_tokens_by_regex(text, wanted)
     offsets: set[int] = set()
-    for prefix in wanted:
+    for prefix in {stem_prefix(term) for term in wanted} - {""}:
         start = lowered.find(prefix)
         while start != -1:
             if start == 0 or not _is_word_char(lowered[start - 1]):
-                rest = _WORD_REST.match(lowered, start + len(prefix))
+                rest = _WORD_REST.match(lowered, start)
                 end = rest.end() if rest else start + len(prefix)
                 if stem(lowered[start:end]) in wanted:
                     offsets.add(start)
@@ -70,6 +52,7 @@ def _hit_tokens(text: str, wanted: set[str]) -> set[int]:
 
 
 _WORD_REST = re.compile(r"[^\W_]*")
+_WORD_RUN = re.compile(r"(?<![^\W_])[^\W_]+")
 
 
 def _is_word_char(char: str) -> bool:
@@ -96,15 +79,11 @@ def _token_indexes(text: str, offsets: list[int]) -> set[int]:
 
 
 def _hit_tokens_by_regex(text: str, wanted: set[str]) -> set[int]:
-    """`_hit_tokens` for any text, with one regular expression over it."""
-    prefixes = sorted(wanted, key=len, reverse=True)
-    finder = re.compile(
-        r"(?<![^\W_])(?:" + "|".join(map(re.escape, prefixes)) + r")[^\W_]*", re.IGNORECASE
-    )
+    """`_hit_tokens` for any text: every word (a run of letters and digits) is stemmed."""
     found: set[int] = set()
     starts: list[int] | None = None
-    for match in finder.finditer(text):
-        if stem(match.group().lower()) not in wanted:
+    for match in _WORD_RUN.finditer(text):
+        if term_of(match.group()) not in wanted:
             continue
         if starts is None:  # where each whitespace-separated token starts
             starts = [token.start() for token in _TOKEN.finditer(text)]
@@ -114,8 +93,8 @@ def _hit_tokens_by_regex(text: str, wanted: set[str]) -> set[int]:
 
 def make_snippet(body: str, query_words: Iterable[str], fallback: str = "") -> str:
     """About `WINDOW` words of `body` around the densest run of query words, or `fallback`."""
-    wanted = {stem(w) for w in query_words if w}
-    text = _HEADING.sub(" ", sanitize_markdown(body))
+    wanted = {term_of(w) for w in query_words if w}
+    text = without_headings(sanitize_markdown(body))
     tokens = text.split()
     if not tokens or not wanted:
         return fallback

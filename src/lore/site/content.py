@@ -32,12 +32,12 @@ from typing import Any
 
 from lore import clock
 from lore.curator.rules.link import WIKILINK
-from lore.curator.rules.text import CodeMap
 from lore.index.build import IndexState
 from lore.index.fill import read_meta
 from lore.index.read import read_index
 from lore.note.model import Note
 from lore.paths import NOTES_DIR
+from lore.text.markdown import CodeMap
 from lore.vault.remote import GitHubRepo
 
 DRIFT_SUBJECT = "lore drift:"  # lore.team.drift's commits and pull-request titles

@@ -6,7 +6,7 @@ masked); `terms` is every distinct word of the notes, sorted; `postings[i]` list
 notes that use `terms[i]`, as gaps between note numbers in hexadecimal joined by commas.
 Words are what `words` cuts text into (lower case, accents dropped, letters and
 digits) from the title, summary, id, type, tags, repositories and the first
-`BODY_CHARS` of the body, less recall's stop words (`lore.recall.query.STOP_WORDS`,
+`BODY_CHARS` of the body, less recall's stop words (`lore.text.words.QUERY_STOP_WORDS`,
 shipped in the index so the page drops the same words from a query).
 
 It is written as a script (`assets/search-index.js` sets `window.loreSearch`), not
@@ -25,10 +25,10 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
-from lore.recall.query import STOP_WORDS
 from lore.site.content import SiteVault
 from lore.site.layout import clean_body, plain
 from lore.site.layout import summary as one_line
+from lore.text.words import QUERY_STOP_WORDS as STOP_WORDS
 
 BODY_CHARS = 4000  # a reviewed note is at most ~250 words (~1,700 characters)
 TITLE_CHARS, SUMMARY_CHARS = 200, 120

@@ -31,7 +31,6 @@ from typing import Any
 from lore import clock
 from lore.curator.report.formats import md_escape
 from lore.curator.rules.link import WIKILINK
-from lore.curator.rules.text import CodeMap
 from lore.errors import LoreError
 from lore.note.ids import is_valid_id
 from lore.note.model import Note
@@ -42,6 +41,7 @@ from lore.taxonomy import TAXONOMY_FILE, parse_taxonomy
 from lore.team.garden_taxonomy import spared_entries
 from lore.team.proposals.branches import BRANCH_PREFIX, REMOTE, Outcome
 from lore.team.proposals.changes import ChangeSet, free_change_name, propose_change, start_change
+from lore.text.markdown import CodeMap
 from lore.vault import git
 from lore.vault.history import log_changes
 from lore.vault.remote import NETWORK_TIMEOUT

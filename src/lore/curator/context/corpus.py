@@ -15,7 +15,6 @@ asked; a pull request or a draft).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Protocol
@@ -24,16 +23,15 @@ from lore.curator.context.model import NoteView
 from lore.curator.judgement.claims import Claims
 from lore.curator.judgement.notes import Profile, profile
 from lore.curator.judgement.terms import Idf
+from lore.text.markdown import without_headings
+from lore.text.words import tokens
 
 MAX_CANDIDATES = 8  # notes judged against each note under review
-
-_WORDS = re.compile(r"[a-z0-9]+")
-_HEADING_LINE = re.compile(r"^#{1,6}[ \t].*$", re.MULTILINE)
 
 
 def words_of(body: str) -> tuple[str, ...]:
     """The body as lower-case words, headings dropped: what `duplicate/exact` compares."""
-    return tuple(_WORDS.findall(_HEADING_LINE.sub(" ", body.lower())))
+    return tuple(tokens(without_headings(body)))
 
 
 def body_digest(body: str) -> bytes:
@@ -47,7 +45,7 @@ def body_digest(body: str) -> bytes:
 
 def title_key(title: str | None) -> str:
     """A title as lower-case words: what `duplicate/same-title` compares."""
-    return " ".join(_WORDS.findall((title or "").lower()))
+    return " ".join(tokens(title or ""))
 
 
 class Entry:

@@ -30,10 +30,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from lore.curator.context.corpus import MAX_CANDIDATES, Entry, related, title_key, words_of
 from lore.curator.context.model import CuratorContext, IndexView, NoteView, view_of_note
 from lore.curator.judgement.claims import Claims, claims
-from lore.curator.judgement.notes import what_of
 from lore.curator.judgement.records import record_number
-from lore.curator.judgement.terms import Idf, idf_from_counts, is_content, stem, tokens, weights
+from lore.curator.judgement.terms import Idf, idf_from_counts, weights
 from lore.index import queries
+from lore.text.prose import what_of
+from lore.text.words import is_content, stem, tokens
 
 WEIGHTS = (2.0, 1.0, 1.0, 2.0)  # BM25 column weights: title, tags, body, files_touched
 QUERY_TERMS = 16  # a note's heaviest title and summary terms that look for candidates

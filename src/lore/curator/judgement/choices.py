@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from lore.curator.judgement.terms import content_terms
+from lore.text.words import content_terms
 
 _CHOOSE_FOR = re.compile(
     r"^\W*(?:use|using|adopt|adopting|choose|choosing|pick|select)\s+(?P<choice>.+?)\s+"

@@ -36,10 +36,13 @@ import math
 import re
 from dataclasses import dataclass, field, replace
 
-from lore.curator.judgement.notes import JudgedNote, sections
+from lore.curator.judgement.notes import JudgedNote
 from lore.curator.judgement.quantities import NUMBER_WORDS, UNITS, Quantity, quantities
-from lore.curator.judgement.terms import STOP_WORDS, Idf, fold, is_weak, stem, tokens, weights
+from lore.curator.judgement.terms import Idf, is_weak, weights
 from lore.curator.judgement.weighing import WEIGHING, without_weighing
+from lore.text.markdown import BULLET_MARKER
+from lore.text.prose import prose_sections
+from lore.text.words import STOP_WORDS, fold, stem, tokens
 
 NEGATIONS = frozenset(
     {"not", "no", "never", "cannot", "nor", "without", "none", "neither", "non", "nothing"}
@@ -100,7 +103,7 @@ _ANTONYM_HEAD = "<antonym>"
 _TIME_CLAUSE = frozenset({"before", "after", "once", "when", "while", "until"})
 _ABBREVIATIONS = re.compile(r"\b(?:e\.g|i\.e|etc|vs|approx|incl)\.", re.IGNORECASE)
 _SENTENCES = re.compile(r"(?<=[^.][.!?])\s+(?=\S)|\n\s*\n|\n(?=\s*(?:[-*+]|\d+[.)])\s)")
-_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+
 _CLAUSE_BREAK = re.compile(
     r"\s*;\s*"
     r"|,\s+(?=(?:and|but|or|so|yet|while|whereas|although|though|because|since|unless|"
@@ -280,7 +283,7 @@ def _clauses_of(piece: str) -> list[Clause]:
 
 def claims(note: JudgedNote) -> Claims:
     """The clauses of a note's title and prose (code, headings and links left out)."""
-    texts = [("title", note.title or ""), *sections(note.body)]
+    texts = [("title", note.title or ""), *prose_sections(note.body)]
     found: list[Clause] = []
     words: list[str] = []
     definitions: dict[str, frozenset[str]] = {}
@@ -296,10 +299,10 @@ def claims(note: JudgedNote) -> Claims:
                 definitions[acronym] = frozenset(stem(word) for word in candidates)
         plain = _ABBREVIATIONS.sub(lambda m: m.group().replace(".", ""), text)
         for raw in _SENTENCES.split(plain):
-            sentence = _BULLET.sub("", raw).strip()
+            sentence = BULLET_MARKER.sub("", raw).strip()
             if not sentence or sentence.endswith(":"):
                 continue  # a lead-in ("If it fails, we will:") claims nothing by itself
-            if _BULLET.match(raw) and len(sentence.split()) <= MAX_LABEL_ITEM:
+            if BULLET_MARKER.match(raw) and len(sentence.split()) <= MAX_LABEL_ITEM:
                 continue  # a list item of a word or two is a label: "Optional field"
             for piece in _pieces(" ".join(sentence.split())):
                 found += [replace(c, section=section) for c in _clauses_of(piece) if c.terms]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lore.curator.judgement.terms import STOP_WORDS, stem
+from lore.text.words import STOP_WORDS, stem
 
 TOLERANCE = 0.025  # values this close are the same (1 MB against 1000 KB)
 

@@ -75,11 +75,13 @@ from lore.curator.judgement.cue_words import (
     SWITCH,
     cue_words,
 )
-from lore.curator.judgement.notes import STRUCK, JudgedNote, Profile
+from lore.curator.judgement.notes import JudgedNote, Profile
 from lore.curator.judgement.records import number_of
-from lore.curator.judgement.terms import Idf, content_terms, is_weak, weighted_overlap, weights
+from lore.curator.judgement.terms import Idf, is_weak, weighted_overlap, weights
 from lore.curator.judgement.weighing import weighed_lines
-from lore.sanitize.markdown import code_ranges
+from lore.text.markdown import BULLET_MARKER, QUOTE_LINE, STRUCK, CodeMap, heading
+from lore.text.prose import is_related
+from lore.text.words import content_terms
 
 # "With the introduction of ADR 8, users no longer sign twice": the record named in a
 # leading "with / since / after / thanks to ..." phrase is why things changed, not what
@@ -119,10 +121,6 @@ _NUMBERS = re.compile(
     re.IGNORECASE,
 )
 _DIGITS = re.compile(r"\d{1,5}")
-_RELATED = re.compile(r"^##[ \t]+related\b", re.IGNORECASE)
-_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]")
-_QUOTED = re.compile(r"^[ \t]{0,3}>")
-_BULLET = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+")
 _SENTENCE_END = re.compile(r"(?<=[^.][.!?])\s+(?=\S)")
 _WORDS = re.compile(r"\[\[[^\]\n]*\]\]|[^\W_]+(?:[-.][^\W_]+)*")
 BEFORE, AFTER = 6, 8  # words around a cue word that name what is replaced
@@ -228,18 +226,20 @@ def _plain(sentence: str) -> str:
     text = _LINK.sub(" ", sentence)
     text = _MD_LINK.sub(lambda m: m[1], text)
     text = _URL.sub(" ", text).replace("`", "").replace("**", "").replace("__", "")
-    return " ".join(_BULLET.sub("", text).split())
+    return " ".join(BULLET_MARKER.sub("", text).split())
+
+
+def _unheaded(line: str) -> str:
+    """A heading line as its title (what a weighing list's heading says), else the line."""
+    title = heading(line)
+    return title[1] if title else line
 
 
 def _paragraphs(body: str) -> list[tuple[int, str]]:
     """(offset, text) of the body's paragraphs and list items, outside code, headings,
-    block quotes (someone else's words, as `notes.sections` reads them), lists that weigh
+    block quotes (someone else's words, as `lore.text.prose` reads them), lists that weigh
     an option ("Cons", "Good, because ...": `weighing`) and the `## Related` section."""
-    hidden = [
-        (start, end)
-        for start, end in code_ranges(body)
-        if body[start:end].lstrip(" ").startswith(("```", "~~~"))
-    ]
+    hidden = CodeMap(body).fences(body)
     found: list[tuple[int, str]] = []
     lines: list[str] = []
     start, offset, related = 0, 0, False
@@ -251,23 +251,24 @@ def _paragraphs(body: str) -> list[tuple[int, str]]:
 
     body = STRUCK.sub(lambda struck: " " * len(struck[0]), body)  # offsets kept
     lines_of = body.split("\n")
-    weighs = weighed_lines("\n".join(_HEADING.sub("", line) for line in lines_of))
+    weighs = weighed_lines("\n".join(_unheaded(line) for line in lines_of))
     for line, weighed in zip(lines_of, weighs, strict=True):
         here = offset
         offset += len(line) + 1
         if weighed or any(begin <= here < end for begin, end in hidden):
             flush()
             continue
-        if _HEADING.match(line):
+        title = heading(line)
+        if title:
             flush()
-            related = bool(_RELATED.match(line))
+            related = title[0] == 2 and is_related(title[1])
             continue
         if related:
             continue
-        if _QUOTED.match(line):
+        if QUOTE_LINE.match(line):
             flush()
             continue
-        if not line.strip() or _BULLET.match(line):
+        if not line.strip() or BULLET_MARKER.match(line):
             flush()
         if line.strip():
             if not lines:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from lore.text.markdown import BULLET_MARKER
+
 WEIGHING = re.compile(
     r"^\s*(?:pros?|cons?|pros?\s*(?:and|&|/)\s*cons?|advantages?|disadvantages?|benefits?|"
     r"drawbacks?|upsides?|downsides?|risks?|(?:positive|negative)(?:\s+consequences?)?)"
@@ -21,7 +23,6 @@ MARKED = re.compile(
     r"^\s*(?:[-*+]|\d+[.)])\s+(?:[+\-−](?:\s|$)|(?:good|bad|neutral|pros?|cons?)\b\s*[,:])",
     re.IGNORECASE,
 )
-ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
 _EMPHASIS = re.compile(r"\*\*|__")
 
 
@@ -41,7 +42,7 @@ def weighed_lines(text: str) -> list[bool]:
             weighing, dropping = True, False
             found.append(True)
             continue
-        if ITEM.match(line):
+        if BULLET_MARKER.match(line):
             dropping = weighing or bool(MARKED.match(line))
         elif line.strip() and not line[:1].isspace():
             weighing = dropping = False  # prose again: the list is over

@@ -14,7 +14,9 @@ import re
 from lore.curator.context.model import CuratorContext, NoteView
 from lore.curator.context.settings import CuratorSettings
 from lore.curator.finding import ERROR, WARNING, Finding
-from lore.curator.rules.text import CodeMap, Section, count_words, line_at, quote, sections
+from lore.curator.rules.text import line_at, quote
+from lore.text.markdown import CodeMap, Section, sections
+from lore.text.words import count_words
 from lore.vault.settings import SETTINGS_FILE
 
 NAME = "convention"
@@ -41,7 +43,6 @@ _BACK_REFERENCE = re.compile(
     re.IGNORECASE,
 )
 _FRAGMENT_START = re.compile(r"^(?:[-*+]\s|\d+[.)]\s|```|~~~|\||>|<|!\[|\[\[)")
-_WORD = re.compile(r"[\w'’-]+")
 # "It" that refers to nothing before it: "It was decided we would …", "It is required that …".
 _IMPERSONAL = re.compile(
     r"^it(?:'s|’s|\s+(?:is|was|has\s+been|had\s+been|will\s+be))\s+(?:now\s+)?"
@@ -230,4 +231,4 @@ def _not_standalone(line: str) -> str | None:
 def _states_decision(line: str) -> bool:
     """A line ending with a colon that still says what was decided ("We will run these
     checks on every pull request:"), not a bare lead-in ("The options are:")."""
-    return len(_WORD.findall(line)) >= MIN_DECISION_WORDS and bool(_DECIDES.search(line))
+    return count_words(line) >= MIN_DECISION_WORDS and bool(_DECIDES.search(line))

@@ -24,9 +24,9 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from lore.curator.rules.text import CodeMap
 from lore.sanitize import sanitize_text
 from lore.sanitize.skeleton import fold, mixed_script_words
+from lore.text.markdown import CodeMap
 
 ROLE_TAG = re.compile(
     r"</?\s*(?:system|assistant|user|human|memory|memories|instructions?|context|tool_call|"

@@ -12,8 +12,9 @@ import re
 
 from lore.curator.context.model import CuratorContext, NoteView
 from lore.curator.finding import ERROR, WARNING, Finding
-from lore.curator.rules.text import CodeMap, did_you_mean, line_at, quote
+from lore.curator.rules.text import did_you_mean, line_at, quote
 from lore.note.ids import is_valid_id, slugify
+from lore.text.markdown import CodeMap
 
 NAME = "link"
 RULES = {

@@ -25,7 +25,8 @@ import re
 from collections.abc import Iterable, Iterator
 from urllib.parse import parse_qsl, urlsplit
 
-from lore.curator.rules.text import CodeMap, domain_allowed, quote, url_host, urls
+from lore.curator.rules.text import domain_allowed, quote, url_host, urls
+from lore.text.markdown import CodeMap
 
 SHORTENERS = frozenset(
     {

@@ -14,15 +14,15 @@ import re
 from collections.abc import Iterable
 
 from lore.curator.context.model import NoteView
-from lore.curator.judgement.terms import stem, tokens
+from lore.text.markdown import sections
+from lore.text.prose import WHAT
+from lore.text.words import identifier_parts, stem, tokens
 
 FIRST_WORDS = 6  # of a quoted clause, to find it again
-_WHAT = re.compile(r"^##[ \t]+what[ \t]*$", re.IGNORECASE | re.MULTILINE)
-_WORD = re.compile(r"[^\W_]+")
 
 
 def _words(text: str) -> list[str]:
-    return _WORD.findall(text)[:FIRST_WORDS]
+    return identifier_parts(text)[:FIRST_WORDS]
 
 
 def line_of(view: NoteView, quoted: str) -> int | None:
@@ -41,11 +41,11 @@ def line_of(view: NoteView, quoted: str) -> int | None:
 
 def summary_line(view: NoteView) -> int:
     """The line of the first sentence under `## What` (the title's line without one)."""
-    heading = _WHAT.search(view.body)
-    if heading is None:
+    what = next((s for s in sections(view.body) if s.level == 2 and s.title.lower() == WHAT), None)
+    if what is None:
         return view.line_of_key("title")
-    rest = view.body[heading.end() :]
-    offset = heading.end() + (len(rest) - len(rest.lstrip()))
+    rest = view.body[what.content_start :]
+    offset = what.content_start + (len(rest) - len(rest.lstrip()))
     return view.body_line_at(min(offset, len(view.body)))
 
 

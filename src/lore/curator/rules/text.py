@@ -1,41 +1,19 @@
-"""Small text helpers the rule families share: line numbers, sections, links, suggestions."""
+"""Small helpers the rule families share: line numbers, quotes, links, suggestions.
+
+Sections, code and words are read by `lore.text`."""
 
 from __future__ import annotations
 
 import difflib
 import re
-from bisect import bisect_right
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 
 from lore.sanitize import sanitize_field
-from lore.sanitize.markdown import code_ranges
+from lore.text.markdown import CodeMap
 
-_HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$", re.MULTILINE)
 _URL = re.compile(r"\b(?:https?|ftp)://[^\s<>()\[\]`\"']+", re.IGNORECASE)
 _MD_LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]{0,300}\")?\s*\)")
 _AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*)>")
-
-
-_WORD = re.compile(r"[\w'’-]+")
-# Scripts written without spaces between words, and their average word length in
-# characters: Chinese and Japanese (Han, kana) about two; Thai, Lao, Khmer and Burmese
-# about four. A run of them counts as that many words, not as one.
-_UNSPACED = (
-    (re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+"), 2),
-    (re.compile(r"[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]+"), 4),
-)
-
-
-def count_words(text: str) -> int:
-    """How many words `text` has, in any script: spaced words, and runs of unspaced
-    scripts (Chinese, Japanese, Thai, …) by their average word length."""
-    words = 0
-    for pattern, length in _UNSPACED:
-        for run in pattern.findall(text):
-            words += -(-len(run) // length)
-        text = pattern.sub(" ", text)
-    return words + len(_WORD.findall(text))
 
 
 def line_at(text: str, offset: int, first_line: int = 1) -> int:
@@ -50,52 +28,6 @@ def quote(text: str, limit: int = 80) -> str:
 def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
     matches = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
     return matches[0] if matches else None
-
-
-class CodeMap:
-    """Answers "is this offset inside code?" for one text."""
-
-    def __init__(self, text: str) -> None:
-        # Code needs a backtick or a tilde (fences and spans): most text has neither.
-        self.ranges = code_ranges(text) if "`" in text or "~" in text else []
-        self._starts = [start for start, _ in self.ranges]
-
-    def __contains__(self, offset: object) -> bool:
-        if not isinstance(offset, int) or not self.ranges:
-            return False
-        index = bisect_right(self._starts, offset) - 1
-        return index >= 0 and offset < self.ranges[index][1]
-
-    def prose(self, text: str) -> str:
-        """`text` with code blanked out (same length and line breaks)."""
-        if not self.ranges:
-            return text
-        chars = list(text)
-        for start, end in self.ranges:
-            for index in range(start, end):
-                if chars[index] != "\n":
-                    chars[index] = " "
-        return "".join(chars)
-
-
-@dataclass(frozen=True)
-class Section:
-    level: int
-    title: str
-    start: int  # offset of the heading line
-    content_start: int  # offset just after the heading line
-
-
-def sections(body: str, code: CodeMap | None = None) -> list[Section]:
-    """Markdown headings outside code, in order."""
-    code = code or CodeMap(body)
-    found: list[Section] = []
-    for match in _HEADING.finditer(body):
-        if match.start() in code:
-            continue
-        end = match.end() + 1 if match.end() < len(body) else match.end()
-        found.append(Section(len(match[1]), match[2].strip(), match.start(), end))
-    return found
 
 
 def urls(text: str, code: CodeMap | None = None) -> Iterator[tuple[int, str]]:

@@ -45,6 +45,7 @@ from lore.team.imports.code_repo import CodeRepo, repo_of
 from lore.team.imports.markdown import inline_plain
 from lore.team.imports.model import Draft, ReadOptions, Skip
 from lore.team.imports.walk import Entry, Unreadable, markdown_files, read_text
+from lore.text.words import tokens
 
 INDEX_NAMES = frozenset(
     {"readme.md", "index.md", "toc.md", "summary.md", "_sidebar.md", "contents.md"}
@@ -329,7 +330,7 @@ def _number_of(adr: AdrFile) -> int | None:
 
 def _title_key(text: str) -> str:
     text = re.sub(r"^\s*(?:adr[\s#-]*)?#?\d+[.:)\s-]*", "", text, flags=re.IGNORECASE)
-    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+    return " ".join(tokens(text))
 
 
 # ---- the draft ----

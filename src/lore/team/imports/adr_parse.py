@@ -44,6 +44,7 @@ from lore.team.imports.markdown import (
     split_frontmatter,
     visible_text,
 )
+from lore.text.words import tokens
 
 STATUSES = ("accepted", "proposed", "rejected", "deprecated", "superseded")
 _STATUS_WORDS = {
@@ -432,7 +433,7 @@ def _text_of(found: list[Block]) -> str:
 
 
 def _status(text: str) -> str:
-    words = re.findall(r"[a-z]+", inline_plain(text, emphasis=False).lower())
+    words = [w for w in tokens(inline_plain(text, emphasis=False)) if w.isalpha()]
     for word in words[:3]:
         if word in _STATUS_WORDS:
             status = _STATUS_WORDS[word]

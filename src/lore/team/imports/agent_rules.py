@@ -30,6 +30,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from lore.text.words import count_words
+
 FAMILIES = ("persona", "conversation", "agent-tooling", "about-instructions", "no-claim")
 
 
@@ -144,7 +146,7 @@ _PLACEHOLDER = re.compile(
     r"^\s*[\[{(].*[\]})]\s*$|\[(?:brief|describe|list|add|your|project)\b|\btodo\b|\btbd\b"
 )
 _POINTER = re.compile(r"^(?:see|read|refer to)\b")
-_WORD = re.compile(r"[\w'’-]+|[=!<>&|+%^~]{2,}")  # operators (`===`) count as words
+_OPERATOR = re.compile(r"[=!<>&|+%^~]{2,}")  # operators (`===`) count as words
 
 
 @dataclass(frozen=True)
@@ -185,15 +187,19 @@ def judge_section(heading: str) -> Verdict:
     return KEEP
 
 
+def _words(text: str) -> int:
+    return count_words(text) + len(_OPERATOR.findall(text))
+
+
 def judge(text: str) -> Verdict:
     """The verdict on one piece (a paragraph, or a list item with its sub-items)."""
     plain = words_of(text)
     for family, pattern in _RULES:
         if pattern.search(plain):
             return Verdict(False, family)
-    words = len(_WORD.findall(plain))
+    words = _words(plain)
     if words < 3 or _PLACEHOLDER.search(plain) or (plain.endswith(":") and words <= 6):
         return Verdict(False, "no-claim")
-    if _POINTER.match(plain) and len(_WORD.findall(plain)) <= 8:
+    if _POINTER.match(plain) and words <= 8:
         return Verdict(False, "no-claim")
     return KEEP

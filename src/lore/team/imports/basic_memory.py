@@ -41,6 +41,7 @@ from lore.team.imports.markdown import (
 from lore.team.imports.model import Draft, ReadOptions, Skip
 from lore.team.imports.personal import personal_scope, to_prose
 from lore.team.imports.walk import Entry, Unreadable, markdown_files, read_text
+from lore.text.markdown import heading
 
 _OBSERVATION = re.compile(r"^\s*[-*]\s+\[(?P<category>[^\]\[]+)\]\s+(?P<content>.+?)\s*$")
 _RELATION = re.compile(
@@ -126,7 +127,7 @@ def _entity(
             observations.append((observation["category"].strip().lower(), observation["content"]))
         elif relation:
             relations.append((relation["type"], relation["target"]))
-        elif re.match(r"^\s*#{1,6}\s+", line) and inline_plain(line.lstrip("# ")).lower() in (
+        elif (found := heading(line)) and inline_plain(found[1]).lower() in (
             title.lower(),
             "observations",
             "relations",

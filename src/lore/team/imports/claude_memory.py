@@ -29,6 +29,7 @@ from lore.team.imports.markdown import blocks, field_text, split_frontmatter, vi
 from lore.team.imports.memory_stores import CLAUDE, CLAUDE_INDEX, claude_memory_dir
 from lore.team.imports.model import Draft, ReadOptions, Skip
 from lore.team.imports.walk import Entry, Unreadable, markdown_files, read_text
+from lore.text.markdown import heading
 
 TYPES = ("user", "feedback", "project", "reference")
 KNOWN_FIELDS = ("name", "description", "type", "metadata")
@@ -124,7 +125,7 @@ def _parts(body: str) -> tuple[str, str, str]:
         label = _LABEL.match(raw)
         if label:
             current = label[1].lower()
-        elif re.match(r"^\s*#{1,6}\s", raw):
+        elif heading(raw):
             continue  # a heading repeats the name
         parts[current].append(raw[label.end() :] if label else raw)
     return tuple(_prose("\n".join(parts[key])) for key in ("", "why", "how to apply"))  # type: ignore[return-value]

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lore.sanitize import sanitize_text
+from lore.text.markdown import heading
+from lore.text.words import count_words
 from lore.yamlio import YamlProblem, load_frontmatter
 
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
@@ -107,7 +109,6 @@ def field_text(value: Any) -> str:
 
 # ---- blocks ----
 
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*#*[ \t]*$")
 _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})")
 _ITEM = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>[-*+]|\d{1,9}[.)])[ \t]+(?P<text>.*)$")
 _BREAK = re.compile(r"^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$")
@@ -152,10 +153,10 @@ def blocks(text: str) -> list[Block]:
             index += 1
             _add(found, stack, Block("code", "\n".join(body), number), _indent(line))
             continue
-        heading = _ATX.match(line)
-        if heading:
+        title = heading(line)
+        if title:
             stack.clear()
-            found.append(Block("heading", (heading[2] or "").strip(), number, len(heading[1])))
+            found.append(Block("heading", title[1], number, title[0]))
             index += 1
             continue
         if _BREAK.match(line):
@@ -233,7 +234,7 @@ def _add(found: list[Block], stack: list[tuple[int, Block]], block: Block, inden
 def _starts_block(line: str) -> bool:
     return bool(
         _ITEM.match(line)
-        or _ATX.match(line)
+        or heading(line)
         or _FENCE.match(line)
         or _BREAK.match(line)
         or line.lstrip().startswith("|")
@@ -314,7 +315,7 @@ def sentences(text: str) -> list[str]:
 
 
 def word_count(text: str) -> int:
-    return len(re.findall(r"[\w'’-]+", text))
+    return count_words(text)
 
 
 def cut_sentences(parts: list[str], max_words: int) -> list[str]:

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from lore.note.ids import slugify
 from lore.taxonomy import Taxonomy
 from lore.team.imports.model import Draft
+from lore.text.words import STOP_WORDS, tokens
 
 NAMED_DIMENSION = "tool"
 TOPIC_DIMENSIONS = ("pattern", "domain", "topic")
@@ -52,14 +53,9 @@ _VERBS = frozenset(
         "should", "must",
     )
 )  # fmt: skip
-_STOP = frozenset(
-    (
-        "a", "an", "the", "of", "for", "to", "in", "on", "at", "by", "with", "and", "or", "as",
-        "is", "are", "be", "from", "into", "via", "per", "over", "under", "about", "our", "its",
-        "their", "this", "that", "these", "those", "new", "all", "any", "some", "each", "one",
-        "two",
-    )
-)  # fmt: skip
+# Not a tag's word: a function word (`lore.text.words`), or "new" and "two" ("Two new
+# queues" names no tool).
+_STOP = STOP_WORDS | frozenset({"new", "two"})
 
 
 @dataclass(frozen=True)
@@ -155,11 +151,11 @@ def _section_topic(heading: str) -> str:
 
 
 def _words(text: str) -> str:
-    return " " + " ".join(re.findall(r"[a-z0-9]+", text.lower())) + " "
+    return " " + " ".join(tokens(text)) + " "
 
 
 def _mentions(words: str, display: str) -> bool:
-    phrase = " ".join(re.findall(r"[a-z0-9]+", display.lower()))
+    phrase = " ".join(tokens(display))
     return bool(phrase) and f" {phrase} " in words
 
 

@@ -23,6 +23,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from lore.taxonomy import Taxonomy
+from lore.text.words import tokens
 
 MAX_TAGS = 4
 TITLE_WEIGHT = 3
@@ -32,7 +33,7 @@ OWNER_DIMENSION = "team"
 
 
 def _phrase(text: str) -> str:
-    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+    return " ".join(tokens(text))
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?:])\s+|\n")

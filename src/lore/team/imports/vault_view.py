@@ -22,6 +22,7 @@ from lore.paths import NOTES_DIR
 from lore.taxonomy import TAXONOMY_FILE, Taxonomy, parse_taxonomy
 from lore.team.imports.code_repo import match_key_of_url
 from lore.team.proposals.branches import BRANCH_PREFIX, REMOTE, taken_names
+from lore.text.words import tokens
 from lore.vault import git
 from lore.vault.resolved import Vault
 from lore.vault.settings import SETTINGS_FILE
@@ -32,7 +33,7 @@ ARCHIVE_DIR = "archive"
 
 def summary_key(text: str) -> str:
     """A one-line summary as a key: lower-case words only."""
-    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+    return " ".join(tokens(text))
 
 
 def match_keys(raw: bytes) -> list[str]:

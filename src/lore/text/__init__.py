@@ -1,0 +1,11 @@
+"""The one reader of note prose for the whole product.
+
+`markdown`: headings and sections, code, quotes, bullets (CommonMark's reading).
+`prose`: the sentences a note's author wrote, section by section.
+`words`: tokens, stems (`porter`, FTS5's own), stop words, word counts.
+
+The rules, the judgement, recall's snippets and the importers read notes through these;
+`tests/test_architecture.py` fails when a module elsewhere compiles its own heading or
+word pattern, keeps its own stop-word list or stems words its own way. Nothing here is
+imported by this package file, so the recall path loads only what it uses.
+"""
