@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from lore.errors import Problem
-from lore.text.markdown import heading
+from lore.text.headings import heading
 
 TAXONOMY_FILE = "_taxonomy.md"
 _ENTRY = re.compile(r"^\s*[-*+]\s+`([^`]+)`\s*(?:(?:—|–|--|-|:)\s*(.*))?$")

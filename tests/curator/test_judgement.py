@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 from lore.curator.context.candidates import candidates, corpus_of
 from lore.curator.judgement.claims import claims, conflicts
 from lore.curator.judgement.notes import profile
-from lore.curator.judgement.quantities import quantities
 from lore.curator.judgement.similarity import likeness, subject, weighted_overlap
 from lore.curator.judgement.terms import idf_from_counts
 from lore.curator.run import build_context
 from lore.curator.target import Drafts
+from lore.text.quantities import quantities
 from lore.text.words import content_terms, stem, tokens
 from tests.curator.conftest import TODAY
 from tests.curator.judged import Note, flat

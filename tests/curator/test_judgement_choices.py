@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from lore.curator.judgement.choices import NO_CHOICE, choice_of, rechosen
 from lore.curator.judgement.notes import profile
 from lore.curator.judgement.replacement import cues, replacement
+from lore.text.choices import NO_CHOICE, choice_of, rechosen
 from tests.curator.judged import Note, flat
 
 

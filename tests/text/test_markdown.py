@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from lore.text.markdown import heading, sections, without_headings
+from lore.text.headings import heading, without_headings
+from lore.text.markdown import sections
 from lore.text.prose import prose_sections, what_of
 
 

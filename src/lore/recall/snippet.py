@@ -14,7 +14,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 
 from lore.sanitize import sanitize_markdown
-from lore.text.markdown import without_headings
+from lore.text.headings import without_headings
 from lore.text.words import fold, stem, stem_prefix
 
 HIGHLIGHT = ("\x02", "\x03")

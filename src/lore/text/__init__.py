@@ -1,8 +1,12 @@
 """The one reader of note prose for the whole product.
 
-`markdown`: headings and sections, code, quotes, bullets (CommonMark's reading).
+`headings`: the one heading pattern (CommonMark's ATX heading).
+`markdown`: sections, code, quotes, list items (CommonMark's reading).
 `prose`: the sentences a note's author wrote, section by section.
 `words`: tokens, stems (`porter`, FTS5's own), stop words, word counts.
+`cues`, `weighing`, `quantities`, `choices`: what a sentence says — that something is
+replaced, that options are weighed, the quantities it names, what a title chooses —
+read one note at a time; the judgement compares two notes with them.
 
 The rules, the judgement, recall's snippets and the importers read notes through these;
 `tests/test_architecture.py` fails when a module elsewhere compiles its own heading or

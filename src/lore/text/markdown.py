@@ -7,7 +7,7 @@ Code is what the sanitizer reads as code (`lore.sanitize.markdown.code_ranges`: 
 blocks and inline spans, with raw HTML taking precedence as CommonMark says), so what is
 shown as code and what is checked as prose never disagree.
 
-This module is on the recall path (snippets drop heading lines): no `dataclasses`.
+The heading pattern itself is `lore.text.headings` (the recall path reads only that).
 """
 
 from __future__ import annotations
@@ -16,9 +16,8 @@ import re
 from bisect import bisect_right
 
 from lore.record import Record
-from lore.sanitize.markdown import code_ranges
+from lore.text.headings import HEADING
 
-HEADING = re.compile(r"^[ ]{0,3}(#{1,6})(?=[ \t]|$)[ \t]*(.*?)(?:[ \t]+#+)?[ \t]*$", re.MULTILINE)
 QUOTE_LINE = re.compile(r"^[ \t]{0,3}>.*$", re.MULTILINE)
 BULLET = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>[-*+]|\d{1,9}[.)])[ \t]+(?P<text>.*)$")
 BULLET_MARKER = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+")  # a list item's marker
@@ -27,25 +26,19 @@ COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)  # unseen when rendered
 STRUCK = re.compile(r"^[ \t]*~~[^~\n]+~~.*$|~~[^~\n]+~~", re.MULTILINE)
 
 
-def heading(line: str) -> tuple[int, str] | None:
-    """(level, title) when this one line is a heading, else None."""
-    match = HEADING.match(line.rstrip("\n"))
-    return (len(match[1]), match[2].strip()) if match else None
-
-
-def without_headings(text: str, replacement: str = " ") -> str:
-    """`text` with every heading line replaced (code or not: a quick reading)."""
-    return HEADING.sub(replacement, text)
-
-
 class CodeMap:
     """Answers "is this offset inside code?" for one text."""
 
     __slots__ = ("_starts", "ranges")
 
     def __init__(self, text: str) -> None:
-        # Code needs a backtick or a tilde (fences and spans): most text has neither.
-        self.ranges = code_ranges(text) if "`" in text or "~" in text else []
+        # Code needs a backtick or a tilde (fences and spans): most text has neither, and
+        # the sanitizer's markdown module (about 3 ms to import) is loaded only for code.
+        self.ranges: list[tuple[int, int]] = []
+        if "`" in text or "~" in text:
+            from lore.sanitize.markdown import code_ranges
+
+            self.ranges = code_ranges(text)
         self._starts = [start for start, _ in self.ranges]
 
     def __contains__(self, offset: object) -> bool:

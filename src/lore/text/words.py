@@ -69,18 +69,20 @@ REQUEST_WORDS = frozenset(
 QUERY_STOP_WORDS = STOP_WORDS | REQUEST_WORDS
 
 _TOKEN = re.compile(r"[^\W_]+")
-_CONTRACTION = re.compile(r"n['’]t\b")  # don't -> do not, isn't -> is not
-_IRREGULAR = re.compile(r"\b(?:(ca)|(wo))n['’]t\b")  # can't -> can not, won't -> will not
-_POSSESSIVE = re.compile(r"['’]s\b")
+# Patterns only some callers need are strings, compiled (and cached) by `re` on first use:
+# the recall path imports this module and uses none of them.
+_CONTRACTION = r"n['’]t\b"  # don't -> do not, isn't -> is not
+_IRREGULAR = r"\b(?:(ca)|(wo))n['’]t\b"  # can't -> can not, won't -> will not
+_POSSESSIVE = r"['’]s\b"
 
 # A word as a person counts it (`twenty-two` and `don't` are one word each).
-_COUNTED = re.compile(r"[\w'’-]+")
+_COUNTED = r"[\w'’-]+"
 # Scripts written without spaces between words, and their average word length in
 # characters: Chinese and Japanese (Han, kana) about two; Thai, Lao, Khmer and Burmese
 # about four. A run of them counts as that many words, not as one.
 _UNSPACED = (
-    (re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+"), 2),
-    (re.compile(r"[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]+"), 4),
+    (r"[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+", 2),
+    (r"[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]+", 4),
 )
 
 
@@ -101,8 +103,8 @@ def tokens(text: str) -> list[str]:
     """
     folded = fold(text)
     if "'" in folded or "’" in folded:
-        folded = _IRREGULAR.sub(lambda m: "can not" if m[1] else "will not", folded)
-        folded = _POSSESSIVE.sub("", _CONTRACTION.sub(" not", folded))
+        folded = re.sub(_IRREGULAR, lambda m: "can not" if m[1] else "will not", folded)
+        folded = re.sub(_POSSESSIVE, "", re.sub(_CONTRACTION, " not", folded))
     return _TOKEN.findall(folded)
 
 
@@ -164,12 +166,12 @@ def count_words(text: str) -> int:
     scripts (Chinese, Japanese, Thai, …) by their average word length."""
     words = 0
     for pattern, length in _UNSPACED:
-        for run in pattern.findall(text):
+        for run in re.findall(pattern, text):
             words += -(-len(run) // length)
-        text = pattern.sub(" ", text)
-    return words + len(_COUNTED.findall(text))
+        text = re.sub(pattern, " ", text)
+    return words + len(re.findall(_COUNTED, text))
 
 
 def counted_words(text: str) -> list[str]:
     """The words of `text` as `count_words` counts them (in a spaced script)."""
-    return _COUNTED.findall(text)
+    return re.findall(_COUNTED, text)

@@ -23,7 +23,7 @@ from lore.curator.context.model import NoteView
 from lore.curator.judgement.claims import Claims
 from lore.curator.judgement.notes import Profile, profile
 from lore.curator.judgement.terms import Idf
-from lore.text.markdown import without_headings
+from lore.text.headings import without_headings
 from lore.text.words import tokens
 
 MAX_CANDIDATES = 8  # notes judged against each note under review

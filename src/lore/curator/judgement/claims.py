@@ -5,7 +5,7 @@ A note's prose (title first) is cut into sentences, and sentences into clauses a
 words of their own. Each clause keeps its content terms (Porter stems, antonyms
 folded onto one word of their pair), its polarity (an odd number of negations:
 `not`, `never`, `no`, `without`, `n't`, or a folded antonym such as `disabled`), and
-its quantities (`lore.curator.judgement.quantities`). The `nor` of "neither A nor B"
+its quantities (`lore.text.quantities`). The `nor` of "neither A nor B"
 carries on its denial; a clause that names both sides of an opposite ("optional/required
 fields") takes neither; a negation inside a condition ("..., if no such user exists")
 bears on when the clause holds, not on what it claims, and is not counted. "A, not B"
@@ -37,11 +37,11 @@ import re
 from dataclasses import dataclass, field, replace
 
 from lore.curator.judgement.notes import JudgedNote
-from lore.curator.judgement.quantities import NUMBER_WORDS, UNITS, Quantity, quantities
 from lore.curator.judgement.terms import Idf, is_weak, weights
-from lore.curator.judgement.weighing import WEIGHING, without_weighing
 from lore.text.markdown import BULLET_MARKER
 from lore.text.prose import prose_sections
+from lore.text.quantities import NUMBER_WORDS, UNITS, Quantity, quantities
+from lore.text.weighing import WEIGHING, without_weighing
 from lore.text.words import STOP_WORDS, fold, stem, tokens
 
 NEGATIONS = frozenset(

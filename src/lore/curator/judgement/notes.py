@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from lore.curator.judgement.choices import NO_CHOICE, Choice, choice_of
 from lore.curator.judgement.records import record_number
+from lore.text.choices import NO_CHOICE, Choice, choice_of
 from lore.text.prose import WHAT, prose_sections
 from lore.text.words import content_terms, tokens
 

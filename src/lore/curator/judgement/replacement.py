@@ -64,8 +64,11 @@ import math
 import re
 from dataclasses import dataclass
 
-from lore.curator.judgement.choices import rechosen
-from lore.curator.judgement.cue_words import (
+from lore.curator.judgement.notes import JudgedNote, Profile
+from lore.curator.judgement.records import number_of
+from lore.curator.judgement.terms import Idf, is_weak, weighted_overlap, weights
+from lore.text.choices import rechosen
+from lore.text.cues import (
     CUE,
     HISTORY,
     REFERENCE,
@@ -75,12 +78,10 @@ from lore.curator.judgement.cue_words import (
     SWITCH,
     cue_words,
 )
-from lore.curator.judgement.notes import JudgedNote, Profile
-from lore.curator.judgement.records import number_of
-from lore.curator.judgement.terms import Idf, is_weak, weighted_overlap, weights
-from lore.curator.judgement.weighing import weighed_lines
-from lore.text.markdown import BULLET_MARKER, QUOTE_LINE, STRUCK, CodeMap, heading
+from lore.text.headings import heading
+from lore.text.markdown import BULLET_MARKER, QUOTE_LINE, STRUCK, CodeMap
 from lore.text.prose import is_related
+from lore.text.weighing import weighed_lines
 from lore.text.words import content_terms
 
 # "With the introduction of ADR 8, users no longer sign twice": the record named in a

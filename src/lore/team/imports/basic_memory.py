@@ -41,7 +41,7 @@ from lore.team.imports.markdown import (
 from lore.team.imports.model import Draft, ReadOptions, Skip
 from lore.team.imports.personal import personal_scope, to_prose
 from lore.team.imports.walk import Entry, Unreadable, markdown_files, read_text
-from lore.text.markdown import heading
+from lore.text.headings import heading
 
 _OBSERVATION = re.compile(r"^\s*[-*]\s+\[(?P<category>[^\]\[]+)\]\s+(?P<content>.+?)\s*$")
 _RELATION = re.compile(

@@ -29,7 +29,7 @@ from lore.team.imports.markdown import blocks, field_text, split_frontmatter, vi
 from lore.team.imports.memory_stores import CLAUDE, CLAUDE_INDEX, claude_memory_dir
 from lore.team.imports.model import Draft, ReadOptions, Skip
 from lore.team.imports.walk import Entry, Unreadable, markdown_files, read_text
-from lore.text.markdown import heading
+from lore.text.headings import heading
 
 TYPES = ("user", "feedback", "project", "reference")
 KNOWN_FIELDS = ("name", "description", "type", "metadata")

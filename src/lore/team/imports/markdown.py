@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lore.sanitize import sanitize_text
-from lore.text.markdown import heading
+from lore.text.headings import heading
+from lore.text.markdown import BULLET
 from lore.text.words import count_words
 from lore.yamlio import YamlProblem, load_frontmatter
 
@@ -110,7 +111,7 @@ def field_text(value: Any) -> str:
 # ---- blocks ----
 
 _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})")
-_ITEM = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>[-*+]|\d{1,9}[.)])[ \t]+(?P<text>.*)$")
+_ITEM = BULLET  # a list item: indent, marker, text
 _BREAK = re.compile(r"^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 
