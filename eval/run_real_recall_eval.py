@@ -86,7 +86,9 @@ from real_recall_prompts import (  # noqa: E402
 RESULTS = HERE / "real_recall" / "results.json"
 SPLITS = ("tune", "held-out")  # never the later held-out batches: kept for the curator
 K = 10
-VERSION = 2  # 1: the eval's own converter made the notes; 2: `lore import adr` makes them
+# 1: the eval's own converter made the notes; 2: `lore import adr` makes them; 3: the import
+# as issue 32 left it (supersession read from either side, fewer ADRs skipped)
+VERSION = 3
 VAULT_DAY = {  # the one vault's commit, on the eval's day
     "GIT_AUTHOR_DATE": "2026-12-01T00:00:00Z",
     "GIT_COMMITTER_DATE": "2026-12-01T00:00:00Z",
@@ -469,9 +471,8 @@ def main() -> None:
         assert results is not None
         agents.print_report(results)
         if args.record:
-            agents.ANSWERS_DIR.mkdir(parents=True, exist_ok=True)
-            kept = agents.ANSWERS_DIR / f"{args.record}.jsonl"
-            kept.write_bytes(args.agent_queries.read_bytes())
+            kept = _keep_answers(agents.ANSWERS_DIR, args.agent_queries, args.record)
+            results["answers_file"] = kept
             _record(f"agent-queries-{args.record}", results)
         return
     results = evaluate(args.mirrors)
@@ -479,6 +480,18 @@ def main() -> None:
     if args.record:
         results.pop("_shown", None)
         _record(args.record, results)
+
+
+def _keep_answers(folder: Path, answers: Path, name: str) -> str:
+    """The answers kept with the figures, as NAME.jsonl in `folder`, unless the same
+    answers are kept there already (another run of them): that file's name."""
+    data = answers.read_bytes()
+    folder.mkdir(parents=True, exist_ok=True)
+    for kept in sorted(folder.glob("*.jsonl")):
+        if kept.read_bytes() == data:
+            return kept.name
+    (folder / f"{name}.jsonl").write_bytes(data)
+    return f"{name}.jsonl"
 
 
 if __name__ == "__main__":

@@ -91,8 +91,13 @@ def test_real_recall_when_the_snapshots_are_here(recall_eval: Any) -> None:
     results = recall_eval.evaluate(Path(mirrors))
     if results.get("missing"):
         pytest.skip(f"snapshots missing: {sorted(results['missing'])}")
-    # the last recorded run of the notes `lore import adr` makes (version 2)
-    recorded = json.loads(recall_eval.RESULTS.read_text(encoding="utf-8"))["runs"]["import-adr"]
+    # the last recorded run of the notes `lore import adr` makes now (this VERSION)
+    runs = json.loads(recall_eval.RESULTS.read_text(encoding="utf-8"))["runs"]
+    recorded = [
+        run
+        for name, run in runs.items()
+        if not name.startswith("agent-queries-") and run["version"] == recall_eval.VERSION
+    ][-1]
     assert results["version"] == recorded["version"] == recall_eval.VERSION
     assert results["queries"] == recorded["queries"]  # the same queries as the recorded run
     for way in ("lore", "lore --repo"):
@@ -296,7 +301,8 @@ def test_recorded_agent_queries_score_as_recorded(recall_eval: Any, agents: Any)
     if not recorded:
         pytest.skip("no agent-query run of these notes is recorded yet")
     for name, run in recorded.items():
-        answers = agents.ANSWERS_DIR / f"{name.removeprefix('agent-queries-')}.jsonl"
+        kept = run.get("answers_file", f"{name.removeprefix('agent-queries-')}.jsonl")
+        answers = agents.ANSWERS_DIR / kept
         again = recall_eval.agent_mode(Path(mirrors), answers=answers, written_by=run["written_by"])
         assert again["answered"] == run["answered"]
         assert again["answers_to_gone_prompts"] == run["answers_to_gone_prompts"]
