@@ -5,12 +5,20 @@ all are written, so a failed build leaves the last good site as it was. A target
 exists must be empty or a site lore built (it holds `.lore-site`, which records the
 commit it shows): nothing else is ever replaced. The build is deterministic: the same
 commit on the same day gives the same files.
+
+The note pages — most of a build: each body rendered, secret-scanned and written — are
+shared out to forked worker processes on Linux when the vault is large enough to repay
+starting them (`note_workers`); each page is the same whichever process wrote it
+(`tests/site/test_build_workers.py`). Elsewhere (no `fork`), one process writes them all.
 """
 
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,7 +26,7 @@ from pathlib import Path
 
 from lore import __version__
 from lore.errors import UsageError
-from lore.site.content import SiteVault, read_site_vault
+from lore.site.content import SiteNote, SiteVault, read_site_vault
 from lore.site.graph import map_body
 from lore.site.home import home_page
 from lore.site.layout import Frame, esc, page, slug, text
@@ -43,6 +51,10 @@ ASSET_FILES = ("site.css", "search.js", "favicon.svg")
 SEARCH_INDEX = "assets/search-index.js"
 
 Progress = Callable[[int, int, str], None]
+
+MIN_NOTES_PER_WORKER = 1000  # fewer, and starting a process costs more than it saves
+MAX_WORKERS = 4
+CHUNK = 200  # note pages a worker writes per task: the unit of progress
 
 
 @dataclass
@@ -170,13 +182,76 @@ def _write_site(vault: SiteVault, dest: Path, progress: Progress | None) -> tupl
             out.write(content.encode("utf-8") if isinstance(content, str) else content)
         written += path.endswith(".html")
 
-    total = len(vault.notes)
-    for number, item in enumerate(vault.notes.values()):
-        if progress is not None and number % 200 == 0:
-            progress(number, total, "Writing the note pages")
-        write(f"notes/{item.id}.html", note_page(vault, frame, item, renderer))
+    items = list(vault.notes.values())
+    total = len(items)
+    workers = note_workers(total)
+    pool = None
+    pending = None
+    if workers > 1:
+        (dest / "notes").mkdir(parents=True, exist_ok=True)
+        folders.add(dest / "notes")
+        _FORKED["job"] = (vault, frame, dest, items)  # what the forked workers inherit
+        pool = multiprocessing.get_context("fork").Pool(workers)
+        pending = pool.imap_unordered(_write_note_pages, range(0, total, CHUNK))
+        written += total
+    else:
+        for number, item in enumerate(items):
+            if progress is not None and number % CHUNK == 0:
+                progress(number, total, "Writing the note pages")
+            write(f"notes/{item.id}.html", note_page(vault, frame, item, renderer))
+    try:
+        index_chars = _write_the_rest(vault, frame, write, progress, total)
+        if pool is not None and pending is not None:
+            done = 0
+            for count in pending:
+                done += count
+                if progress is not None:
+                    progress(done, total, "Writing the note pages")
+            pool.close()
+    finally:
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+        _FORKED.clear()
+    dest.chmod(0o755)  # mkdtemp makes it 0700; a site is for anyone to read
+    return written, index_chars
+
+
+def note_workers(notes: int) -> int:
+    """How many processes write the note pages: one per `MIN_NOTES_PER_WORKER` notes, up
+    to the machine's cores and `MAX_WORKERS`; one where processes cannot be forked."""
+    forkable = "fork" in multiprocessing.get_all_start_methods()
+    if not sys.platform.startswith("linux") or not forkable:
+        return 1
+    return max(1, min(os.cpu_count() or 1, MAX_WORKERS, notes // MIN_NOTES_PER_WORKER))
+
+
+_FORKED: dict[str, tuple[SiteVault, Frame, Path, list[SiteNote]]] = {}
+
+
+def _write_note_pages(start: int) -> int:
+    """In a forked worker: write the note pages of `items[start:start + CHUNK]`."""
+    vault, frame, dest, items = _FORKED["job"]
+    renderer = BodyRenderer()
+    chunk = items[start : start + CHUNK]
+    for item in chunk:
+        page_html = note_page(vault, frame, item, renderer).encode("utf-8")
+        with (dest / "notes" / f"{item.id}.html").open("wb") as out:
+            out.write(page_html)
+    return len(chunk)
+
+
+def _write_the_rest(
+    vault: SiteVault,
+    frame: Frame,
+    write: Callable[[str, str | bytes], None],
+    progress: Progress | None,
+    total: int,
+) -> int:
+    """Every page but the notes' (the lists, the home page, the map, search), and the
+    assets; the length of the search index."""
     if progress is not None:
-        progress(total, total, "Writing the lists, the map and the search index")
+        progress(0, total, "Writing the lists, the map and the search index")
     lists = (
         ("repo", "Repositories", "repos.html", lambda i: i.note.repo or (ORG_WIDE,)),
         ("type", "Types", "types.html", lambda i: (i.note.type,)),
@@ -205,5 +280,4 @@ def _write_site(vault: SiteVault, dest: Path, progress: Progress | None) -> tupl
     write(SEARCH_INDEX, index)
     marker = {"commit": vault.commit, "branch": vault.branch, "built": vault.today.isoformat()}
     write(MARKER, json.dumps(marker, sort_keys=True) + "\n")
-    dest.chmod(0o755)  # mkdtemp makes it 0700; a site is for anyone to read
-    return written, len(index)
+    return len(index)
