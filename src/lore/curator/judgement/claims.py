@@ -47,8 +47,9 @@ from lore.text.words import STOP_WORDS, fold, stem, tokens
 NEGATIONS = frozenset(
     {"not", "no", "never", "cannot", "nor", "without", "none", "neither", "non", "nothing"}
 )
-# Common engineering polarities: each word on the right reads as "not <left>".
-_OPPOSITES = {
+# Common engineering polarities, as data: each word on the right reads as "not <left>".
+# tests/curator/test_judgement_opposites.py holds an example of every pair.
+OPPOSITES = {
     "enable": "disable",
     "enabled": "disabled false",
     "enables": "disables",
@@ -77,19 +78,19 @@ _OPPOSITES = {
     "stateful": "stateless",
 }
 # Words that say the same as a word above, so they fold onto it without a flip.
-_SAME = {
+SAME_AS = {
     "mandatory": "required",
     "compulsory": "required",
     "true": "enabled",
 }
 ANTONYMS: dict[str, tuple[str, bool]] = {
-    **{word: (stem(word), False) for word in _OPPOSITES},
+    **{word: (stem(word), False) for word in OPPOSITES},
     **{
         negative: (stem(positive), True)
-        for positive, negatives in _OPPOSITES.items()
+        for positive, negatives in OPPOSITES.items()
         for negative in negatives.split()
     },
-    **{word: (stem(target), False) for word, target in _SAME.items()},
+    **{word: (stem(target), False) for word, target in SAME_AS.items()},
 }
 _PREFIXES = ("un", "non", "dis", "in")  # unsupported = not supported, when both are there
 
