@@ -58,6 +58,11 @@ CURATE: list[tuple[str, Callable[[int], str], int]] = [
     ("![", lambda n: "![" * n, 25_000),
     ("password:", lambda n: "password: " * n, 5_000),
     ("Every call …", lambda n: "Every call always sends a key. " * n, 1_800),
+    ("We replace", lambda n: "We replace " * n, 2_000),
+    ("instead of", lambda n: "instead of " * n, 2_000),
+    ("ADR 1,", lambda n: "ADR 1, " * n, 16_000),  # a list copy per number: C, not steps
+    ("[[", lambda n: "[[" * n, 20_000),  # inside C: bounded link spans
+    ("[", lambda n: "[" * n, 20_000),
 ]
 
 

@@ -312,6 +312,9 @@ def test_secret_fixture_values_never_reach_any_format(curator_vault: Vault) -> N
         ("![", 25_000, ""),
         ("password: ", 5_000, ""),  # 25 million overlap checks in the secret scan, once
         ("Every call always sends a key. ", 1_800, ""),
+        # a sentence of cue words, each reading the words around it (it read them all)
+        ("We replace ", 2_000, ""),
+        ("instead of ", 2_000, ""),
     ],
     ids=lambda value: repr(value[:10]) if isinstance(value, str) else str(value),
 )

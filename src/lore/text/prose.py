@@ -15,7 +15,7 @@ from lore.text.markdown import COMMENT, QUOTE_LINE, STRUCK, CodeMap, sections
 
 RELATED = "related"
 WHAT = "what"
-_NOISE = re.compile(r"\[\[[^\]]*\]\]|https?://\S+|\]\([^)]*\)")
+_NOISE = re.compile(r"\[\[[^\]\n]{0,300}\]\]|https?://\S+|\]\([^)\n]{0,2000}\)")  # bounded: linear
 
 
 def _without_fences(body: str) -> str:

@@ -190,7 +190,8 @@ def _context(tokens: list[_Token], start: int, end: int) -> frozenset[str]:
     """Stems of up to three content words before `start` and two after `end`."""
     before = [t for t in _words_before(tokens, start, 6) if _is_content(t)][:3]
     after: list[_Token] = []
-    for token in tokens[end:]:
+    for position in range(end, len(tokens)):  # not `tokens[end:]`: a copy for each number
+        token = tokens[position]
         if _stops_context(token) or len(after) == 2:
             break
         if _is_content(token):

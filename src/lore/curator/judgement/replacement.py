@@ -62,6 +62,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 from lore.curator.judgement.notes import JudgedNote, Profile
@@ -113,8 +114,10 @@ _ANAPHORA = re.compile(
     re.IGNORECASE,
 )
 _NUMERAL = re.compile(r"\b\d+\b")
-_LINK = re.compile(r"\[\[([^\]|#\n]+)(?:[|#][^\]\n]*)?\]\]")
-_MD_LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\([^)\n]*\)")
+# Spans are bounded (an id, a label, a URL), so "[[[[…" in a hostile note reads in
+# linear time: unbounded, 20,000 of "[[" in one line took 109 s.
+_LINK = re.compile(r"\[\[([^\]|#\n]{1,300})(?:[|#][^\]\n]{0,300})?\]\]")
+_MD_LINK = re.compile(r"(?<!!)\[([^\]\n]{0,500})\]\([^)\n]{0,2000}\)")
 _URL = re.compile(r"https?://\S+")
 _NUMBERS = re.compile(
     r"\b(?:ADRs?[-\s#:]*|decisions?(?: records?)?[-\s#]*)(\d{1,5})(?!\d|:)"
@@ -123,10 +126,12 @@ _NUMBERS = re.compile(
 )
 _DIGITS = re.compile(r"\d{1,5}")
 _SENTENCE_END = re.compile(r"(?<=[^.][.!?])\s+(?=\S)")
-_WORDS = re.compile(r"\[\[[^\]\n]*\]\]|[^\W_]+(?:[-.][^\W_]+)*")
+_WORDS = re.compile(r"\[\[[^\]\n]{0,300}\]\]|[^\W_]+(?:[-.][^\W_]+)*")
 BEFORE, AFTER = 6, 8  # words around a cue word that name what is replaced
 RESTATED = 0.5  # of what a cue replaces, replaced by a cue of the other note: it recalls it
 OBJECT_CHARS = 60  # of the words right after a cue word, up to a stop
+_STOP_CHARS = 10  # the longest stop (" because "), read beyond OBJECT_CHARS to find it
+LOOK_AHEAD = 200  # characters after a cue word that say what it points back to
 # A stop ends what a cue replaces; a dot or a colon inside a name ("GOV.UK", "Node.js",
 # "v2.1", "std::io") is part of it.
 _OBJECT_END = re.compile(
@@ -287,6 +292,8 @@ def _windows(sentence: str, title: bool = False) -> tuple[str, str, str, int] | 
     words after it ("instead of X"), a `[[link]]` counting as one word: what is replaced
     is named there, not anywhere in a long sentence."""
     words = list(_WORDS.finditer(sentence))
+    word_starts = [w.start() for w in words]
+    word_ends = [w.end() for w in words]
     kinds: list[str] = []
     spans: list[str] = []
     objects: list[str] = []
@@ -298,24 +305,29 @@ def _windows(sentence: str, title: bool = False) -> tuple[str, str, str, int] | 
             redeciding = False
         elif _REDECIDE.match(text):
             redeciding = title or bool(_WE.search(lead))
-            if redeciding and _ANAPHORA.match(sentence[finish:]):
+            if redeciding and _ANAPHORA.match(sentence[finish : finish + LOOK_AHEAD]):
                 redecides = max(redecides, POINTS_BACK)
                 redeciding = False
         else:
             redeciding = kind in (SUPERSEDE, REPLACE, REVISE) and bool(_SELF.match(sentence))
         redecides = REDECIDES if redeciding else redecides
-        before = [w for w in words if w.end() <= begin][-BEFORE:]
-        after = [w for w in words if w.start() >= finish][:AFTER]
+        # Each cue word reads a window of the sentence (bisected, sliced), never all of it:
+        # a hostile sentence of 16,000 cue words took minutes when each read it whole.
+        ending = bisect_right(word_ends, begin)
+        before = words[max(0, ending - BEFORE) : ending]
+        starting = bisect_left(word_starts, finish)
+        after = words[starting : starting + AFTER]
         if _FAVOUR.search(text):  # "X in favour of [[Y]]": what follows is the new thing
             after = []
         start = before[0].start() if before else begin
         end = after[-1].end() if after else finish
         spans.append(sentence[start:end])
         if not _FAVOUR.search(text):  # "X in favour of Y": Y is the new thing
-            after_text = sentence[finish:]
+            after_text = sentence[finish : finish + OBJECT_CHARS + _STOP_CHARS]
             objects.append(_OBJECT_END.split(after_text, maxsplit=1)[0][:OBJECT_CHARS])
         if _PASSIVE.search(text):  # "X is deprecated", "X in favour of Y"
-            objects.append(_OBJECT_END.split(sentence[:begin])[-1][-OBJECT_CHARS:])
+            lead_text = sentence[max(0, begin - OBJECT_CHARS - _STOP_CHARS) : begin]
+            objects.append(_OBJECT_END.split(lead_text)[-1][-OBJECT_CHARS:])
     if not kinds:
         return None
     kind = max(kinds, key=_STRENGTH.__getitem__)
