@@ -8,8 +8,10 @@ commit on the same day gives the same files.
 
 The note pages — most of a build: each body rendered, secret-scanned and written — are
 shared out to forked worker processes on Linux when the vault is large enough to repay
-starting them (`note_workers`); each page is the same whichever process wrote it
-(`tests/site/test_build_workers.py`). Elsewhere (no `fork`), one process writes them all.
+starting them (`note_workers`) and the process has no other thread (a fork copies a lock
+another thread holds, held for good: a progress bar on a terminal has a thread, so a
+build watched on a terminal is written by one process); each page is the same whichever
+process wrote it (`tests/site/test_build_workers.py`). Elsewhere, one process writes them.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -184,14 +187,14 @@ def _write_site(vault: SiteVault, dest: Path, progress: Progress | None) -> tupl
 
     items = list(vault.notes.values())
     total = len(items)
-    workers = note_workers(total)
+    workers = note_workers(total) if threading.active_count() == 1 else 1
     pool = None
     pending = None
     if workers > 1:
         (dest / "notes").mkdir(parents=True, exist_ok=True)
         folders.add(dest / "notes")
         _FORKED["job"] = (vault, frame, dest, items)  # what the forked workers inherit
-        pool = multiprocessing.get_context("fork").Pool(workers)
+        pool = multiprocessing.get_context("fork").Pool(workers, initializer=_worker_start)
         pending = pool.imap_unordered(_write_note_pages, range(0, total, CHUNK))
         written += total
     else:
@@ -207,7 +210,9 @@ def _write_site(vault: SiteVault, dest: Path, progress: Progress | None) -> tupl
                 done += count
                 if progress is not None:
                     progress(done, total, "Writing the note pages")
-            pool.close()
+            pool.close()  # every page is written: the workers end on their own
+            pool.join()
+            pool = None
     finally:
         if pool is not None:
             pool.terminate()
@@ -227,6 +232,18 @@ def note_workers(notes: int) -> int:
 
 
 _FORKED: dict[str, tuple[SiteVault, Frame, Path, list[SiteNote]]] = {}
+
+
+def _worker_start() -> None:
+    """In a forked worker: the parent's signal handlers are not its own. SIGTERM (the pool
+    ending it) ends it at once, running none of the parent's clean-ups; Ctrl-C is the
+    parent's to handle (it ends the pool)."""
+    import signal
+
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _write_note_pages(start: int) -> int:
