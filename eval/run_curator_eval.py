@@ -38,10 +38,10 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 from lore.curator.context.vault_index import idf_of  # noqa: E402
-from lore.curator.judgement.claims import claims  # noqa: E402
 from lore.curator.judgement.notes import profile  # noqa: E402
 from lore.curator.judgement.verdict import judge  # noqa: E402
 from lore.note.parse import parse_note  # noqa: E402
+from lore.text.clauses import claims  # noqa: E402
 from lore.vault.settings import section_values  # noqa: E402
 
 PAIRS = HERE / "curator" / "pairs.toml"

@@ -33,10 +33,10 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 from lore.curator.context.vault_index import idf_of  # noqa: E402
-from lore.curator.judgement.claims import claims  # noqa: E402
 from lore.curator.judgement.notes import profile  # noqa: E402
-from lore.curator.judgement.replacement import cues  # noqa: E402
 from lore.curator.judgement.verdict import REPLACEMENT, judge  # noqa: E402
+from lore.text.clauses import claims  # noqa: E402
+from lore.text.cue_sentences import cues  # noqa: E402
 from lore.vault.settings import section_values  # noqa: E402
 from run_curator_eval import load_vault, note_of  # noqa: E402
 

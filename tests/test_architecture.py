@@ -711,7 +711,7 @@ WORD_PATTERNS_KEPT = {
     # a stored key of imported memories: its words must not change between versions
     ("team/imports/memory_ledger.py", r"[a-z0-9]+"),
     # file names, not prose: `0007-use-postgres.md`, `ADR021-x.html.md`
-    ("curator/judgement/records.py", r"[a-z0-9]+"),
+    ("note/records.py", r"[a-z0-9]+"),
     ("team/imports/adr.py", r"[a-z]+"),
     # slugs: a note id's words, a site file's name (ASCII by contract)
     ("note/ids.py", r"[a-z0-9]+"),
@@ -790,3 +790,51 @@ def test_the_pattern_checks_can_fail() -> None:
     assert [p for p in patterns if _is_heading_pattern(p)] == ["^#{1,6} (.*)$"]
     assert [p for p in patterns if p in _PLAIN_WORD_PATTERNS] == [r"[^\W_]+"]
     assert _is_heading_pattern(r"^##[ \t]+what[ \t]*$") and _is_heading_pattern(r"^\s*## x")
+
+
+JUDGEMENT = SRC / "curator" / "judgement"
+# The prose readers of `lore.text`: what splits a note's text. The judgement gets what
+# they read (clauses, cue sentences, a note's profile), never the text itself.
+PROSE_READERS = frozenset({"lore.text.markdown", "lore.text.prose", "lore.text.headings"})
+# A note's profile (its terms and subject, read once per note) is the judgement's input.
+READS_ONE_NOTE = {"notes.py"}
+
+
+def _judgement_reading(path: Path, tree: ast.Module) -> list[str]:
+    """What a judgement module does that reads one note's prose: a regular expression
+    of its own, a prose reader of `lore.text`, or `lore.text.cues.cue_words`."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(alias.name == "re" for alias in node.names):
+            found.append("imports re")
+        if isinstance(node, ast.ImportFrom) and node.module:
+            if node.module in PROSE_READERS and path.name not in READS_ONE_NOTE:
+                found.append(f"imports {node.module}")
+            if node.module == "lore.text.cues" and any(a.name == "cue_words" for a in node.names):
+                found.append("imports cue_words")
+    return found
+
+
+def test_the_judgement_holds_pair_logic_only() -> None:
+    # Issue 29: `lore.text` reads each note (its clauses, its cue sentences); the
+    # judgement compares two. A rule that reads one note's words belongs in `lore.text`,
+    # where the architecture tests above hold its patterns and word lists.
+    found = {
+        path.name: reading
+        for path in sorted(JUDGEMENT.glob("*.py"))
+        if (reading := _judgement_reading(path, ast.parse(path.read_text(encoding="utf-8"))))
+    }
+    assert found == {}
+
+
+def test_the_pair_logic_check_can_fail() -> None:
+    tree = ast.parse(
+        "import re\nfrom lore.text.prose import prose_sections\n"
+        "from lore.text.cues import SUPERSEDE, cue_words\n"
+    )
+    assert _judgement_reading(Path("claims.py"), tree) == [
+        "imports re",
+        "imports lore.text.prose",
+        "imports cue_words",
+    ]
+    assert _judgement_reading(Path("notes.py"), tree) == ["imports re", "imports cue_words"]

@@ -25,7 +25,8 @@ def flat(term: str) -> float:
 def replaced_how(new: Note, old: Note, similarity: float = 0.3) -> str | None:
     """How `new` replaces `old` ("links", "number", ...) at this whole-note likeness, or None."""
     from lore.curator.judgement.notes import profile
-    from lore.curator.judgement.replacement import cues, replacement
+    from lore.curator.judgement.replacement import replacement
+    from lore.text.cue_sentences import cues
 
     found = replacement(cues(new), profile(old), similarity, flat, profile(new), cues(old))
     return None if found is None else found.how

@@ -13,12 +13,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lore.curator.context.candidates import candidates, corpus_of
-from lore.curator.judgement.claims import claims, conflicts
+from lore.curator.judgement.claims import conflicts
 from lore.curator.judgement.notes import profile
 from lore.curator.judgement.similarity import likeness, subject, weighted_overlap
 from lore.curator.judgement.terms import idf_from_counts
 from lore.curator.run import build_context
 from lore.curator.target import Drafts
+from lore.text.clauses import claims
 from lore.text.quantities import quantities
 from lore.text.words import content_terms, stem, tokens
 from tests.curator.conftest import TODAY
@@ -222,7 +223,7 @@ def test_hostile_prose_is_read_in_bounded_time(body: str, monkeypatch: pytest.Mo
     """The time is bounded by the work: every character of the note is handed to the
     tokenizer and the quantity reader a few times at most, however the clauses are cut
     and joined (a piece re-read as it grows would make this quadratic, and fail)."""
-    from lore.curator.judgement import claims as reader
+    from lore.text import clauses as reader
 
     read = [0]
 

@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 from lore.curator.judgement.notes import profile
-from lore.curator.judgement.replacement import cues, replacement
+from lore.curator.judgement.replacement import replacement
 from lore.text.choices import NO_CHOICE, choice_of, rechosen
+from lore.text.cue_sentences import cues
 from tests.curator.judged import Note, flat
 
 

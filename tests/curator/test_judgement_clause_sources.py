@@ -9,7 +9,8 @@ and "invoked before the model call" are two orders, not one denied.
 
 from __future__ import annotations
 
-from lore.curator.judgement.claims import claims, conflicts
+from lore.curator.judgement.claims import conflicts
+from lore.text.clauses import claims
 from tests.curator.judged import Note, flat
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from lore.curator.judgement.claims import OPPOSITES, SAME_AS, claims, conflicts
+from lore.curator.judgement.claims import conflicts
+from lore.text.clauses import OPPOSITES, SAME_AS, claims
 from lore.text.words import stem
 from tests.curator.judged import Note, flat
 

@@ -9,7 +9,8 @@ it"), or when the reversal is denied ("it does not revisit ADR 39").
 
 from __future__ import annotations
 
-from lore.curator.judgement.replacement import REFERENCE, cues
+from lore.text.cue_sentences import cues
+from lore.text.cues import REFERENCE
 from tests.curator.judged import Note, replaced_how
 
 QUEUE = Note(

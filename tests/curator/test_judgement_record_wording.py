@@ -8,11 +8,14 @@ one frame about two things are no duplicate.
 
 from __future__ import annotations
 
-from lore.curator.judgement.claims import claims, conflicts
+from lore.curator.judgement.claims import conflicts
 from lore.curator.judgement.notes import profile
-from lore.curator.judgement.replacement import REFERENCE, cues, number_of
 from lore.curator.judgement.similarity import siblings
 from lore.curator.judgement.verdict import DUPLICATE_FLOOR, near_duplicate
+from lore.note.records import number_of
+from lore.text.clauses import claims
+from lore.text.cue_sentences import cues
+from lore.text.cues import REFERENCE
 from tests.curator.judged import Note, flat, replaced_how
 
 INVOICES = Note(

@@ -12,24 +12,19 @@ import json
 from collections.abc import Callable
 from functools import partial
 
-from lore.curator.judgement.claims import claims, conflicts
+from lore.curator.judgement.claims import conflicts
 from lore.curator.judgement.notes import profile
-from lore.curator.judgement.replacement import (
-    HISTORY,
-    REFERENCE,
-    REPLACE,
-    SUPERSEDE,
-    SWITCH,
-    Cue,
-    number_of,
-    replacement,
-)
-from lore.curator.judgement.replacement import cues as read_cues
+from lore.curator.judgement.replacement import replacement
 from lore.curator.judgement.similarity import whole_note
 from lore.curator.judgement.verdict import CONTRADICTION_FLOOR, REPLACEMENT, judge
 from lore.curator.report.formats import to_json, to_markdown
 from lore.curator.run import curate
 from lore.curator.target import Drafts
+from lore.note.records import number_of
+from lore.text.clauses import claims
+from lore.text.cue_sentences import Cue
+from lore.text.cue_sentences import cues as read_cues
+from lore.text.cues import HISTORY, REFERENCE, REPLACE, SUPERSEDE, SWITCH
 from tests.curator.conftest import TODAY
 from tests.curator.judged import Note, flat
 from tests.support import Vault, note_text

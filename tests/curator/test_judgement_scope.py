@@ -9,8 +9,10 @@ from nothing, and "update to" only of a decision.
 
 from __future__ import annotations
 
-from lore.curator.judgement.claims import claims, conflicts
-from lore.curator.judgement.replacement import REFERENCE, cues
+from lore.curator.judgement.claims import conflicts
+from lore.text.clauses import claims
+from lore.text.cue_sentences import cues
+from lore.text.cues import REFERENCE
 from tests.curator.judged import Note, flat, replaced_how
 
 QUEUE = Note(

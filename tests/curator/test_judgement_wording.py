@@ -7,9 +7,12 @@ in its own way must be found, and a clause that takes no side must contradict no
 
 from __future__ import annotations
 
-from lore.curator.judgement.claims import claims, conflicts
+from lore.curator.judgement.claims import conflicts
 from lore.curator.judgement.notes import profile
-from lore.curator.judgement.replacement import REFERENCE, REPLACE, cues, replacement
+from lore.curator.judgement.replacement import replacement
+from lore.text.clauses import claims
+from lore.text.cue_sentences import cues
+from lore.text.cues import REFERENCE, REPLACE
 from tests.curator.judged import Note, flat
 
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import pytest
 
-from lore.curator.judgement.records import record_number
+from lore.note.records import record_number
 from tests.curator.test_semantic import (
     Provider,
     candidate_ids,

@@ -12,7 +12,9 @@ Its folders are the steps a change goes through:
   which sits on the ground floor (`lore.sanitize.secret_scan`) because every view masks
   with it.
 - `judgement/` decides what two notes are to each other (the same lesson, a
-  replacement, a contradiction): pure functions, no I/O.
+  replacement, a contradiction): pure functions of two notes' readings, no I/O. Each
+  note is read by `lore.text` (its clauses, its cue sentences) and profiled once
+  (`judgement.notes`); the judgement reads no prose itself (an architecture test).
 - `review/` is the optional model review: what is asked (`pairs`), of which provider.
 - `report/` turns findings into JSON, GitHub workflow commands and markdown.
 

@@ -7,6 +7,9 @@
 `cues`, `weighing`, `quantities`, `choices`: what a sentence says — that something is
 replaced, that options are weighed, the quantities it names, what a title chooses —
 read one note at a time; the judgement compares two notes with them.
+`clauses`, `cue_sentences`: what a whole note claims, clause by clause, and the sentences
+in which it says something is replaced, as the judgement compares them
+(`lore.curator.judgement` holds pair logic only).
 
 The rules, the judgement, recall's snippets and the importers read notes through these;
 `tests/test_architecture.py` fails when a module elsewhere compiles its own heading or

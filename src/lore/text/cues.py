@@ -7,7 +7,8 @@ and every reason, at least three examples from unrelated sources, and checks tha
 reason's examples need it (with that reason left out, the cue would be kept). A reason
 that cannot be stated in one sentence and shown three ways does not belong here.
 
-What a cue replaces, and which note that is, is the judgement's business
+The sentences that hold cue words, and what each says is replaced, are read by
+`lore.text.cue_sentences`; which note that is, is the judgement's business
 (`lore.curator.judgement.replacement`).
 """
 

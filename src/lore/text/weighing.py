@@ -3,8 +3,8 @@
 A list under a "Pros" / "Cons" / "Drawbacks" / "Risks" / "Positive consequences" label
 (a heading, or a line of its own such as "**Drawbacks:**"), and a list item marked as a
 pro or a con ("- + no build step", "* Good, because ..."), argue for or against a choice:
-they claim nothing of what holds (`lore.curator.judgement.claims`) and replace nothing
-(`lore.curator.judgement.replacement`), whatever words they use.
+they claim nothing of what holds (`lore.text.clauses`) and replace nothing
+(`lore.text.cue_sentences`), whatever words they use.
 """
 
 from __future__ import annotations

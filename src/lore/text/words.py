@@ -137,6 +137,23 @@ def stem_prefix(term: str) -> str:
     return term[: max(len(term) - 3, min(len(term), 2))]
 
 
+@lru_cache(maxsize=1)
+def weak_stems() -> frozenset[str]:
+    """The stems of `WEAK_WORDS` (made on first use: the recall path needs none)."""
+    return frozenset(stem(word) for word in WEAK_WORDS)
+
+
+@lru_cache(maxsize=1)
+def _little_stems() -> frozenset[str]:
+    return weak_stems() | frozenset(stem(word) for word in STOP_WORDS)
+
+
+def is_weak(term: str) -> bool:
+    """A term (a stem) that says little of what a text is about: a function word's, or a
+    `WEAK_WORDS` word's."""
+    return term in _little_stems()
+
+
 def is_content(token: str) -> bool:
     """A token that can carry meaning: not a function word, not a bare number."""
     return len(token) > 1 and token not in STOP_WORDS and not token.isdigit()

@@ -42,9 +42,9 @@ from lore.curator.context.corpus import (
 )
 from lore.curator.context.index_corpus import IndexCorpus
 from lore.curator.context.model import CuratorContext, view_of_note
-from lore.curator.judgement.claims import Claims, claims
-from lore.curator.judgement.records import record_number
 from lore.curator.judgement.terms import idf_from_counts, weights
+from lore.note.records import record_number
+from lore.text.clauses import Claims, claims
 
 __all__ = [
     "MAX_CANDIDATES",

@@ -20,9 +20,9 @@ from dataclasses import replace
 from typing import Protocol
 
 from lore.curator.context.model import NoteView
-from lore.curator.judgement.claims import Claims
 from lore.curator.judgement.notes import Profile, profile
 from lore.curator.judgement.terms import Idf
+from lore.text.clauses import Claims
 from lore.text.headings import without_headings
 from lore.text.words import tokens
 
@@ -180,7 +180,7 @@ class NoteCorpus(Protocol):
     def find(self, index: int, ids: Iterable[str], numbers: Iterable[int]) -> list[int]:
         """The notes before `index` (not related to it) that note `index` refers to: by id
         (a `[[link]]`), or by the number of the record they stand for ("ADR 15" for
-        `adr-015-…`, or a note whose source is `…/0015-….md`: `judgement.records`)."""
+        `adr-015-…`, or a note whose source is `…/0015-….md`: `lore.note.records`)."""
         ...
 
     def sharing_files(self, index: int) -> list[int]:

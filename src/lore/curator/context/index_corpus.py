@@ -29,10 +29,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from lore.curator.context.corpus import MAX_CANDIDATES, Entry, related, title_key, words_of
 from lore.curator.context.model import CuratorContext, IndexView, NoteView, view_of_note
-from lore.curator.judgement.claims import Claims, claims
-from lore.curator.judgement.records import record_number
 from lore.curator.judgement.terms import Idf, idf_from_counts, weights
 from lore.index import queries
+from lore.note.records import record_number
+from lore.text.clauses import Claims, claims
 from lore.text.prose import what_of
 from lore.text.words import is_content, stem, tokens
 

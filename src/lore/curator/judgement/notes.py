@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from lore.curator.judgement.records import record_number
+from lore.note.records import record_number
 from lore.text.choices import NO_CHOICE, Choice, choice_of
 from lore.text.prose import WHAT, prose_sections
 from lore.text.words import content_terms, tokens

@@ -22,7 +22,8 @@ import math
 from dataclasses import dataclass
 
 from lore.curator.judgement.notes import Profile
-from lore.curator.judgement.terms import Idf, is_weak, weight, weighted_overlap, weights
+from lore.curator.judgement.terms import Idf, weight, weighted_overlap, weights
+from lore.text.words import is_weak
 
 SERVICE_TAG = "service/"
 MAX_SHARED_SHOWN = 5

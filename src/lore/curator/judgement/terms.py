@@ -13,17 +13,12 @@ import math
 import weakref
 from collections.abc import Callable, Mapping
 
-from lore.text.words import STOP_WORDS, WEAK_WORDS, stem
+from lore.text.words import weak_stems
 
 Idf = Callable[[str], float]
 
 WEAK_FACTOR = 0.3
-_STOP_STEMS = frozenset(stem(word) for word in STOP_WORDS)
-_WEAK_STEMS = frozenset(stem(word) for word in WEAK_WORDS)
-
-
-def is_weak(term: str) -> bool:
-    return term in _WEAK_STEMS or term in _STOP_STEMS
+_WEAK_STEMS = weak_stems()
 
 
 class Weights:

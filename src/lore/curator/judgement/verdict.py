@@ -30,11 +30,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from lore.curator.judgement.claims import Claims, Conflict, conflicts
+from lore.curator.judgement.claims import Conflict, conflicts
 from lore.curator.judgement.notes import Profile
-from lore.curator.judgement.replacement import Cue, Replacement, agrees, replacement
+from lore.curator.judgement.replacement import Replacement, agrees, replacement
 from lore.curator.judgement.similarity import Likeness, likeness, siblings, subject, whole_note
 from lore.curator.judgement.terms import Idf
+from lore.text.clauses import Claims
+from lore.text.cue_sentences import Cue
 
 ClaimsOf = Callable[[], Claims]
 

@@ -14,7 +14,7 @@ most like it, whether or not a rule reported the pair), judged together, so a pu
 request costs one request per note, never one per pair (GitHub Models' free tier allows
 15 requests a minute: `lore.curator.review.github_models`). Each note reaches the model
 as its subject (tags, repositories, services, files) and its clauses, numbered, as the
-deterministic judgement reads them (`lore.curator.judgement.claims`): the title and the
+deterministic judgement reads them (`lore.text.clauses`): the title and the
 prose, without code, links or `## Related`. The text is sanitised like everything an
 agent gets, every secret value is masked before the clauses are cut, and the batch
 travels as JSON inside a fence and `<notes>` markers, labelled as untrusted data; `<`
@@ -57,11 +57,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from lore.curator.context.model import NoteView
-from lore.curator.judgement.claims import claims
 from lore.curator.rules.text import quote
 from lore.sanitize import sanitize_text
 from lore.sanitize.markdown import sanitize_markdown
 from lore.sanitize.secret_scan import redact, scan_secrets
+from lore.text.clauses import claims
 
 DUPLICATE, REPLACES, REPLACES_IN_PART = "duplicate", "replaces", "replaces_in_part"
 CONTRADICTS, NEITHER = "contradicts", "neither"

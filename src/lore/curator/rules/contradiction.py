@@ -1,17 +1,18 @@
 """`contradiction/`: a note that says the opposite of an active note on the same subject.
 
-The notes are compared clause by clause (`lore.curator.judgement.claims`): the same
-quantity with a different value once units are converted (10 messages against 100;
-5 s against 10000 ms), the same claim with opposite polarity (always/never,
-must/must not, enabled/disabled, required/optional), or "A, not B" in one note
-against B asserted in the other. Two notes are on the same subject when nothing sets
-them apart (different repositories or services), a file, tag or repository joins them
-and their whole notes are alike (`judgement.verdict.CONTRADICTION_FLOOR`): notes that
-share a few words in two clauses but are about different things never contradict.
-When the new note says it replaces the other, the replacement is reported instead
-(`lifecycle/may-supersede`). Each finding quotes both clauses, names both notes (the
-other as a note of the same change when it is one) and points at the line of the new
-note's clause; it is always a warning, because a person decides which note is right.
+The notes are compared clause by clause (`lore.text.clauses` reads them,
+`lore.curator.judgement.claims` compares): the same quantity with a different value once
+units are converted (10 messages against 100; 5 s against 10000 ms), the same claim with
+opposite polarity (always/never, must/must not, enabled/disabled, required/optional), or
+"A, not B" in one note against B asserted in the other. Two notes are on the same
+subject when nothing sets them apart (different repositories or services), a file, tag
+or repository joins them and their whole notes are alike
+(`judgement.verdict.CONTRADICTION_FLOOR`): notes that share a few words in two clauses
+but are about different things never contradict. When the new note says it replaces the
+other, the replacement is reported instead (`lifecycle/may-supersede`). Each finding
+quotes both clauses, names both notes (the other as a note of the same change when it is
+one) and points at the line of the new note's clause; it is always a warning, because a
+person decides which note is right.
 
 Notes that supersede one another are not compared, and an inactive note (superseded,
 expired or stale) is not contradicted. Which notes are judged is

@@ -31,9 +31,10 @@ from functools import partial
 from lore.curator.context.candidates import NoteCorpus, corpus_of
 from lore.curator.context.corpus import MAX_CANDIDATES
 from lore.curator.context.model import CuratorContext
-from lore.curator.judgement.replacement import Cue, Replacement, cues
+from lore.curator.judgement.replacement import Replacement
 from lore.curator.judgement.similarity import whole_note
 from lore.curator.judgement.verdict import REPLACEMENT, Verdict, judge
+from lore.text.cue_sentences import Cue, cues
 
 POOL = 3 * MAX_CANDIDATES  # candidates read, of which the most alike are judged
 MAX_POINTED = 6  # notes a note points at (cues, title, files) that the model is asked about
