@@ -4,6 +4,7 @@
     python eval/run_real_adr_eval.py --mirrors DIR --split held-out-2 --show
     python eval/run_real_adr_eval.py --mirrors DIR --record NAME      # into results.json
     python eval/run_real_adr_eval.py --mirrors DIR --prompts OUT      # the model's prompts
+    python eval/run_real_adr_eval.py --mirrors DIR --prompts OUT --sample 0.3  # a sample
     python eval/run_real_adr_eval.py --mirrors DIR --answers IN       # replay answers
     python eval/run_real_adr_eval.py --mirrors DIR --split NAME --first-sight  # once
     python eval/run_real_adr_eval.py --mirrors DIR --list-recorded    # labels' source
@@ -84,9 +85,13 @@ def evaluate(
     *,
     answers: dict[str, dict[str, Any]] | None = None,
     prompts: Path | None = None,
+    sample: float | None = None,
     progress: bool = False,
 ) -> dict[str, Any]:
-    """Propose every ADR of the chosen repositories; the figures of each batch."""
+    """Propose every ADR of the chosen repositories; the figures of each batch.
+
+    With `sample`, `prompts` keeps every request of an ADR that replaces another (by the
+    labels) and that share of the others, chosen by their ids (`sampled`)."""
     splits = tuple(splits)
     labels = load_labels()
     found: dict[str, list[Proposal]] = {}
@@ -127,9 +132,11 @@ def evaluate(
                 found[repository["name"]] = proposals
                 skipped[repository["name"]] = imported.skipped
                 if prompts is not None:
-                    stand_in.write_prompts(
-                        prompts / f"{repository['split']}.jsonl", stand_in.take(since)
-                    )
+                    calls = stand_in.take(since)
+                    if sample is not None:
+                        kept = sampled(proposals, labels, sample)
+                        calls = [call for call in calls if call.id in kept]
+                    stand_in.write_prompts(prompts / f"{repository['split']}.jsonl", calls)
             unanswered = stand_in.unanswered if answers is not None else 0
         finally:
             for name, value in saved.items():
@@ -146,7 +153,7 @@ def evaluate(
                 labels,
                 names,
                 {n: skipped[n] for n in names},
-                replayed=answers is not None,
+                answered=frozenset(answers) if answers is not None else None,
             )
     return {
         "version": 2,
@@ -154,8 +161,29 @@ def evaluate(
         "missing": missing,
         "model": "replayed" if answers is not None else "rules alone (requests recorded)",
         "unanswered": unanswered,
+        "sample": sample,
         "summary": summary,
         "targets": TARGETS,
+    }
+
+
+def _replacing(labels: dict[str, list[dict[str, Any]]]) -> set[tuple[str, str]]:
+    """The (repo, file) of every ADR the labels say replaces another, wholly or in part."""
+    return {(p["repo"], p["new"]) for p in [*labels["supersession"], *labels["related"]]}
+
+
+def sampled(
+    proposals: list[Proposal], labels: dict[str, list[dict[str, Any]]], share: float
+) -> set[str]:
+    """The request ids a sample keeps: every request of an ADR that replaces another, and
+    `share` of the others, chosen by the request's id (a SHA-256 of its messages, so the
+    choice is the same on every run and knows nothing of the ADR but its label)."""
+    replacing = _replacing(labels)
+    return {
+        p.prompt
+        for p in proposals
+        if p.prompt
+        and ((p.repo, p.file) in replacing or int(p.prompt[:8], 16) / 0x100000000 < share)
     }
 
 
@@ -177,7 +205,7 @@ def _figures(
     the model, when `by` names it)."""
     by_file = {(p.repo, p.file): p for p in proposals}
     related = {(p["repo"], p["new"], p["old"]) for p in labels["related"]}
-    replacing = {(p["repo"], p["new"]) for p in [*pairs, *labels["related"]]}
+    replacing = _replacing(labels)
     file_of = {(repo, nid): file for (repo, file), nid in id_of.items()}
     flagged: list[bool] = []
     for pair in pairs:
@@ -231,9 +259,13 @@ def score(
     repositories: list[str],
     skipped: dict[str, dict[str, str]],
     *,
-    replayed: bool = False,
+    answered: frozenset[str] | None = None,
 ) -> dict[str, Any]:
-    """The batch's figures: the rules alone, and (replayed) the rules with the model."""
+    """The batch's figures: the rules alone, and (replayed) the rules with the model.
+
+    When some requests had no answer (a sample was answered), the rules with the model are
+    also scored on the ADRs whose request was answered, beside the rules alone on the same
+    ADRs (`answered`): the like-for-like comparison a sample allows."""
     id_of = {(p.repo, p.file): p.id for p in proposals}
     by_file = {(p.repo, p.file): p for p in proposals}
     labelled = [pair for pair in labels["supersession"] if pair["repo"] in repositories]
@@ -254,7 +286,24 @@ def score(
         ]
         left_out.append({**pair, "not_imported": reasons})
     rules = _figures(proposals, pairs, labels, id_of, ("rules",))
-    model = _figures(proposals, pairs, labels, id_of, ("rules", "model")) if replayed else None
+    model = (
+        _figures(proposals, pairs, labels, id_of, ("rules", "model"))
+        if answered is not None
+        else None
+    )
+    on_answered = None
+    if answered is not None and any(p.prompt and p.prompt not in answered for p in proposals):
+        asked = [p for p in proposals if p.prompt in answered]
+        asked_files = {(p.repo, p.file) for p in asked}
+        asked_pairs = [pair for pair in pairs if (pair["repo"], pair["new"]) in asked_files]
+        on_answered = {
+            who: {
+                k: v
+                for k, v in _figures(asked, asked_pairs, labels, id_of, by).items()
+                if k != "hits"
+            }
+            for who, by in (("rules", ("rules",)), ("rules + model", ("rules", "model")))
+        }
     rows = []
     for index, pair in enumerate(pairs):
         new = by_file[(pair["repo"], pair["new"])]
@@ -292,6 +341,7 @@ def score(
         "labelled_not_imported": len(left_out),
         **figures,
         "with_model": {k: v for k, v in model.items() if k != "hits"} if model else None,
+        "on_answered": on_answered,
         "reached": reached,
         "reach": _ratio(reached, len(pairs)),
         "in_top3": sum(1 for row in rows if row["in_top3"]),
@@ -332,6 +382,8 @@ def print_results(results: dict[str, Any], show: str | None) -> None:
         print(_row(split, s, s, "rules"))
         if s["with_model"]:
             print(_row(split, s, s["with_model"], "rules + model"))
+        for who, figures in (s.get("on_answered") or {}).items():
+            print(_row(split, s, figures, f"{who}, answered ADRs only"))
     if results.get("unanswered"):
         print(f"{results['unanswered']} requests had no recorded answer (not judged)")
     for split, s in results["summary"].items():
@@ -354,6 +406,8 @@ def print_results(results: dict[str, Any], show: str | None) -> None:
         for left in s["not_imported"]:
             print(f"  .. {left['repo']} {left['new']} <- {left['old']}: {left['not_imported']}")
         alarms = s["with_model"]["alarms"] if s["with_model"] else s["alarms"]
+        if s.get("on_answered"):
+            alarms = s["on_answered"]["rules + model"]["alarms"]
         for alarm in alarms:
             print(f"  !! {alarm['repo']} {alarm['file']}: {alarm['findings']}")
             if show == "words":
@@ -461,6 +515,13 @@ def main() -> None:
         help="write the model's requests to OUT/<batch>.jsonl",
     )
     parser.add_argument(
+        "--sample",
+        type=float,
+        metavar="SHARE",
+        help="with --prompts: keep every request of an ADR that replaces another and SHARE "
+        "(0 to 1) of the others, chosen by request id",
+    )
+    parser.add_argument(
         "--answers", type=Path, metavar="IN", help="replay the answers in IN (a .jsonl or a folder)"
     )
     parser.add_argument(
@@ -506,9 +567,17 @@ def main() -> None:
             f"{unread[0]} is unread: it runs once, with --first-sight, and its figures are "
             "recorded as they come.\n",
         )
+    if args.sample is not None and (args.prompts is None or not 0 < args.sample <= 1):
+        parser.error("--sample SHARE takes a share between 0 and 1, with --prompts OUT")
     answers = load_answers(args.answers) if args.answers else None
     results = evaluate(
-        args.mirrors, splits, args.repo, answers=answers, prompts=args.prompts, progress=True
+        args.mirrors,
+        splits,
+        args.repo,
+        answers=answers,
+        prompts=args.prompts,
+        sample=args.sample,
+        progress=True,
     )
     print_results(results, args.show)
     if args.record:

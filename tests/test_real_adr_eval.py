@@ -202,7 +202,7 @@ def test_answers_recorded_blind_replay_through_lore_curate(
     lines = []
     for request in requests:
         proposed, shown = stand_in.shown_ids(request["messages"])
-        if proposed == "acme--send-mail-with-the-relay--2021-03-01":
+        if proposed == "acme--store-jobs-in-postgres--2021-04-01":
             continue  # left unanswered
         verdicts = [
             {
@@ -221,7 +221,7 @@ def test_answers_recorded_blind_replay_through_lore_curate(
     answers.write_text("\n".join(lines) + "\n", encoding="utf-8")
     results = module.evaluate(mirrors, ("held-out-9",), answers=stand_in.load_answers(answers))
     figures = results["summary"]["held-out-9"]
-    assert results["unanswered"] == (len(requests) - len(lines))
+    assert results["unanswered"] == len(requests) - len(lines) == 1
     assert figures["false_alarm_notes"] == 0  # the rules alone, as before
     model = figures["with_model"]
     assert model["false_alarm_notes"] == 1
@@ -229,3 +229,27 @@ def test_answers_recorded_blind_replay_through_lore_curate(
     assert alarm["file"] == "run-the-workers-on-the-managed-service.md"
     assert [f["rule"] for f in alarm["findings"]] == ["convention/semantic-replacement"]
     assert model["flagged"] >= figures["flagged"]
+    # a request was left unanswered, so both are scored again on the answered ADRs alone:
+    # the one that replaces nothing, and no supersession
+    answered = figures["on_answered"]
+    assert answered["rules + model"]["replace_nothing"] == 1
+    assert answered["rules + model"]["false_alarm_notes"] == 1
+    assert answered["rules"]["false_alarm_notes"] == 0
+    assert answered["rules + model"]["recall"] is None
+
+
+def test_a_sample_keeps_every_replacing_adr_and_a_share_of_the_others(
+    eval_module: tuple[Any, Path], tmp_path: Path
+) -> None:
+    """`--sample`: what a blind answerer is given when not every request can be answered.
+    The ADR that replaces another is always kept; the others by their request's id."""
+    module, mirrors = eval_module
+    stand_in = sys.modules["model_stand_in"]
+    every, few, all_of_them = tmp_path / "every", tmp_path / "few", tmp_path / "all"
+    module.evaluate(mirrors, ("held-out-9",), prompts=every)
+    module.evaluate(mirrors, ("held-out-9",), prompts=few, sample=1e-9)
+    module.evaluate(mirrors, ("held-out-9",), prompts=all_of_them, sample=1.0)
+    (kept,) = _requests(few)
+    proposed, _ = stand_in.shown_ids(kept["messages"])
+    assert proposed == "acme--store-jobs-in-postgres--2021-04-01"
+    assert _requests(all_of_them) == _requests(every)
