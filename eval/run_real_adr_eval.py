@@ -205,7 +205,7 @@ def _figures(
     the model, when `by` names it)."""
     by_file = {(p.repo, p.file): p for p in proposals}
     related = {(p["repo"], p["new"], p["old"]) for p in labels["related"]}
-    replacing = _replacing(labels)
+    replacing = {(p["repo"], p["new"]) for p in [*pairs, *labels["related"]]}
     file_of = {(repo, nid): file for (repo, file), nid in id_of.items()}
     flagged: list[bool] = []
     for pair in pairs:
