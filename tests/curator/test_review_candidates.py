@@ -140,3 +140,49 @@ def test_a_record_number_names_the_note_whose_source_has_it(
     named = [f for f in found if TABLE in f.message]
     assert len(named) == 1 and "ADR 9" in named[0].message
     assert f"supersedes: [{TABLE}]" in (named[0].suggestion or "")
+
+
+def test_max_related_is_honoured_past_the_notes_the_rules_judge(
+    make_vault: Callable[..., Vault], provider: Provider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rules judge each note against its 8 most alike (`MAX_CANDIDATES`); the model
+    review asks about as many as `max_related` says (docs/curator.md: 0 to 50), the
+    request's token budget permitting. Twelve short notes on one subject, all alike."""
+    monkeypatch.setenv("LORE_TEST_SEMANTIC_KEY", "test-key")
+    topics = ["orders", "invoices", "refunds", "payouts", "ledgers", "receipts", "disputes"]
+    topics += ["coupons", "carts", "wallets", "fees", "taxes"]
+    notes = {
+        f"payments--retry-{topic}-jobs--2022-0{1 + n % 9}-01": note_text(
+            f"Retry {topic} jobs",
+            type="decision",
+            tags=TAGS,
+            repo="payments-api",
+            date=f"2022-0{1 + n % 9}-01",
+            body=f"## What\nFailed {topic} background jobs are retried with backoff by the "
+            "workers, three times, then parked on the dead-letter queue.\n",
+        )
+        for n, topic in enumerate(topics)
+    }
+    new = "payments--retry-background-jobs--2024-02-01"
+    text = note_text(
+        "Retry background jobs",
+        type="decision",
+        tags=TAGS,
+        repo="payments-api",
+        date="2024-02-01",
+        body="## What\nFailed background jobs are retried with backoff by the workers, "
+        "five times, then parked on the dead-letter queue.\n",
+    )
+    asked = []
+    for related in (8, 11):
+        vault = make_vault(notes)
+        enable(vault, provider, max_related=related)
+        provider.requests.clear()
+        provider.reply = lambda prompt: {"verdicts": []}
+        propose(vault, {new: text})
+        review(vault)
+        (request,) = provider.requests
+        asked.append(candidate_ids(user_prompt(request)))
+    assert len(asked[0]) == 8
+    assert len(asked[1]) == 11  # it was 8 whatever max_related said
+    assert set(asked[0]) <= set(asked[1])

@@ -178,8 +178,20 @@ class Pairs:
             active = self._active(index, other, eligible, successor)
             if active is not None and active not in chosen and len(chosen) < MAX_POINTED:
                 chosen.append(active)
-        alike = [o for o in self.candidates(index, eligible) if o not in chosen]
+        alike = [o for o in self._most_alike(index, eligible, limit) if o not in chosen]
         return chosen + alike[:limit]
+
+    def _most_alike(self, index: int, eligible: Callable[[int], bool], count: int) -> list[int]:
+        """The notes most alike note `index` as wholes: the rules' own `candidates` when
+        `count` is within them, else the best `count` of a pool as many times larger (the
+        model review's `max_related` may ask for more notes than the rules judge)."""
+        if count <= MAX_CANDIDATES:
+            return self.candidates(index, eligible)
+        corpus = self.corpus
+        pool = corpus.candidates(index, eligible, count * POOL // MAX_CANDIDATES)
+        mine = corpus.entries[index].profile
+        alike = {o: whole_note(mine, corpus.entries[o].profile, corpus.idf) for o in pool}
+        return sorted(pool, key=lambda o: -alike[o])[:count]
 
     def _active(
         self,
