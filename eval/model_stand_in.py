@@ -232,8 +232,9 @@ def running(answers: dict[str, dict[str, Any]] | None = None) -> Iterator[StandI
         server.server_close()
 
 
-def settings(model: str = "openai/gpt-4.1-mini") -> str:
-    """The vault's `lore.toml`: the model review on, with GitHub Models' provider."""
+def settings(model: str = "openai/gpt-4.1-mini", max_related: int | None = None) -> str:
+    """The vault's `lore.toml`: the model review on, with GitHub Models' provider (and
+    `max_related`, when given; else lore's default)."""
     return (
         "[curator.semantic]\n"
         "enabled = true\n"
@@ -241,6 +242,7 @@ def settings(model: str = "openai/gpt-4.1-mini") -> str:
         f'model = "{model}"\n'
         f'api_key_env = "{KEY_ENV}"\n'
         "timeout_seconds = 60\n"
+        + (f"max_related = {max_related}\n" if max_related is not None else "")
     )
 
 

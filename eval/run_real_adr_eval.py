@@ -86,6 +86,7 @@ def evaluate(
     answers: dict[str, dict[str, Any]] | None = None,
     prompts: Path | None = None,
     sample: float | None = None,
+    max_related: int | None = None,
     progress: bool = False,
 ) -> dict[str, Any]:
     """Propose every ADR of the chosen repositories; the figures of each batch.
@@ -116,7 +117,7 @@ def evaluate(
                 scratch = Path(tmp) / str(number)
                 scratch.mkdir()
                 vault = scratch / "vault"
-                make_vault(vault, repository["scope"], settings())
+                make_vault(vault, repository["scope"], settings(max_related=max_related))
                 imported = import_repository(mirrors, repository, scratch, vault)
                 if isinstance(imported, str):
                     missing[repository["name"]] = imported
@@ -162,6 +163,7 @@ def evaluate(
         "model": "replayed" if answers is not None else "rules alone (requests recorded)",
         "unanswered": unanswered,
         "sample": sample,
+        "max_related": max_related,
         "summary": summary,
         "targets": TARGETS,
     }
@@ -525,6 +527,12 @@ def main() -> None:
         "--answers", type=Path, metavar="IN", help="replay the answers in IN (a .jsonl or a folder)"
     )
     parser.add_argument(
+        "--max-related",
+        type=int,
+        metavar="N",
+        help="the vault's curator.semantic.max_related (default: lore's own)",
+    )
+    parser.add_argument(
         "--first-sight",
         action="store_true",
         help="run an unread batch, once, and record it as first-sight-<batch>",
@@ -577,6 +585,7 @@ def main() -> None:
         answers=answers,
         prompts=args.prompts,
         sample=args.sample,
+        max_related=args.max_related,
         progress=True,
     )
     print_results(results, args.show)
