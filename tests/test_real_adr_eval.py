@@ -253,3 +253,18 @@ def test_a_sample_keeps_every_replacing_adr_and_a_share_of_the_others(
     proposed, _ = stand_in.shown_ids(kept["messages"])
     assert proposed == "acme--store-jobs-in-postgres--2021-04-01"
     assert _requests(all_of_them) == _requests(every)
+
+
+def test_max_related_is_the_vaults_own_setting(
+    eval_module: tuple[Any, Path], tmp_path: Path
+) -> None:
+    """`--max-related 0`: the model is asked only about the notes a proposal points at,
+    so the ADRs found by likeness alone send no request."""
+    module, mirrors = eval_module
+    every, pointed = tmp_path / "every", tmp_path / "pointed"
+    module.evaluate(mirrors, ("held-out-9",), prompts=every)
+    results = module.evaluate(mirrors, ("held-out-9",), prompts=pointed, max_related=0)
+    assert results["max_related"] == 0
+    assert len(_requests(pointed) if (pointed / "held-out-9.jsonl").exists() else []) < len(
+        _requests(every)
+    )
